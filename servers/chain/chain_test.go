@@ -1,0 +1,208 @@
+package chain_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/servers/chain"
+)
+
+// shared is one chain for the tests that only read or create uniquely named objects.
+var shared *chain.Chain
+
+func TestMain(m *testing.M) {
+	o := chain.NewOptions()
+	dir, err := os.MkdirTemp("", "chain-test-")
+	if err != nil {
+		panic(err)
+	}
+	o.DataDir, o.SecurePort, o.UnsafeNoFsync = dir, 0, true
+	shared, err = testchain.StartWith(o, io.Discard)
+	if err != nil {
+		os.RemoveAll(dir)
+		panic(err)
+	}
+	code := m.Run()
+	if err := shared.Stop(); err != nil {
+		code = 1
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestStartPrintsProgressAndWritesKubeconfig(t *testing.T) {
+	o := chain.NewOptions()
+	o.DataDir, o.SecurePort, o.UnsafeNoFsync = t.TempDir(), 0, true
+	var out bytes.Buffer
+	c, err := testchain.StartWith(o, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+
+	for _, stage := range []string{"pki: created", "etcd: embedded member", "config:", "servers: aggregator → core → apiextensions → not-found", "serving: https://127.0.0.1:", "ready: /readyz ok"} {
+		if !regexp.MustCompile(`(?m)^\[ *\d+ms\] ` + regexp.QuoteMeta(stage)).MatchString(out.String()) {
+			t.Errorf("progress has no line for %q:\n%s", stage, out.String())
+		}
+	}
+	// The kubeconfig works on its own: user admin in system:masters, the server CA trusted.
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(o.DataDir, "admin.kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "kube-system", metav1.GetOptions{}); err != nil {
+		t.Errorf("with admin.kubeconfig: %v", err)
+	}
+	if st, err := os.Stat(filepath.Join(o.DataDir, "admin.kubeconfig")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("admin.kubeconfig mode = %v, %v; want 0600", st.Mode(), err)
+	}
+	if st, err := os.Stat(filepath.Join(o.DataDir, "pki", "ca.key")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("ca.key mode = %v, %v; want 0600", st.Mode(), err)
+	}
+}
+
+// get does a raw GET as admin and returns the response (body read into the returned bytes).
+func get(t *testing.T, c *chain.Chain, path string) (*http.Response, []byte) {
+	t.Helper()
+	return do(t, c.Admin, http.MethodGet, path, nil, "")
+}
+
+func do(t *testing.T, cfg *rest.Config, method, path string, body []byte, contentType string) (*http.Response, []byte) {
+	t.Helper()
+	h := map[string]string{}
+	if contentType != "" {
+		h["Content-Type"] = contentType
+	}
+	return request(t, cfg, method, path, body, h)
+}
+
+func doAccept(t *testing.T, cfg *rest.Config, path, accept string) (*http.Response, []byte) {
+	t.Helper()
+	return request(t, cfg, http.MethodGet, path, nil, map[string]string{"Accept": accept})
+}
+
+// request sends one raw request with cfg's credentials and returns the response and its body.
+func request(t *testing.T, cfg *rest.Config, method, path string, body []byte, headers map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	transport, err := rest.TransportFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(method, cfg.Host+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := (&http.Client{Transport: transport}).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+func TestChainServerHeaderShowsWhoAnswered(t *testing.T) {
+	cases := []struct {
+		path   string
+		server string
+		code   int
+	}{
+		{"/readyz", "aggregator", 200},
+		{"/apis", "aggregator", 200},
+		{"/apis/apiregistration.k8s.io/v1/apiservices", "aggregator", 200},
+		{"/api/v1/namespaces", "core", 200},
+		{"/api/v1/namespaces/default/configmaps", "core", 200},
+		{"/apis/coordination.k8s.io/v1/leases", "core", 200},
+		{"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "extensions", 200},
+		{"/apis/nope.example.com/v1/things", "not-found", 404},
+		{"/no/such/path", "not-found", 404},
+	}
+	for _, tc := range cases {
+		resp, body := get(t, shared, tc.path)
+		if got := resp.Header.Get(chain.ChainServerHeader); got != tc.server || resp.StatusCode != tc.code {
+			t.Errorf("GET %s: %s=%q, code %d; want %q, %d\n%s", tc.path, chain.ChainServerHeader, got, resp.StatusCode, tc.server, tc.code, body)
+		}
+	}
+}
+
+func TestUnknownGroupIsNotFoundStatus(t *testing.T) {
+	resp, body := get(t, shared, "/apis/nope.example.com/v1/things")
+	var st metav1.Status
+	if err := json.Unmarshal(body, &st); err != nil || st.Kind != "Status" {
+		t.Fatalf("body is not a Status: %v: %s", err, body)
+	}
+	if resp.StatusCode != 404 || st.Reason != metav1.StatusReasonNotFound || st.Code != 404 {
+		t.Errorf("got %d %+v", resp.StatusCode, st)
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	// Anonymous: the public-info paths only.
+	anon := rest.AnonymousClientConfig(shared.Admin)
+	if resp, body := do(t, anon, http.MethodGet, "/readyz", nil, ""); resp.StatusCode != 200 || string(body) != "ok" {
+		t.Errorf("anonymous /readyz: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := do(t, anon, http.MethodGet, "/api/v1/namespaces", nil, ""); resp.StatusCode != 403 ||
+		!strings.Contains(string(body), `namespaces is forbidden: User \"system:anonymous\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope`) {
+		t.Errorf("anonymous list namespaces: %d %s", resp.StatusCode, body)
+	}
+	// A client certificate from another CA is not accepted.
+	other := rest.AnonymousClientConfig(shared.Admin)
+	other.TLSClientConfig.CertData, other.TLSClientConfig.KeyData = foreignAdminCert(t)
+	if resp, body := do(t, other, http.MethodGet, "/api/v1/namespaces", nil, ""); resp.StatusCode != 401 && resp.StatusCode != 403 {
+		t.Errorf("foreign client cert: %d %s", resp.StatusCode, body)
+	}
+}
+
+// foreignAdminCert is an admin certificate (system:masters) from a PKI the chain never saw.
+func foreignAdminCert(t *testing.T) ([]byte, []byte) {
+	t.Helper()
+	files := pki.FilesIn(t.TempDir())
+	if _, err := pki.Ensure(files, pki.ServingNames{DNS: []string{"localhost"}}); err != nil {
+		t.Fatal(err)
+	}
+	certPEM, err := os.ReadFile(files.AdminCert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM, err := os.ReadFile(files.AdminKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return certPEM, keyPEM
+}
+
+func clients(t *testing.T) (kubernetes.Interface, dynamic.Interface) {
+	return testchain.Clients(t, shared)
+}
+
+// waitFor polls cond until it holds, failing the test after 30 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
+		func(context.Context) (bool, error) { return cond(), nil }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,231 @@
+package chain
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
+	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericfilters "k8s.io/apiserver/pkg/server/filters"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/internal/version"
+	"github.com/apichain/apichain/servers/aggregator"
+	"github.com/apichain/apichain/servers/core"
+	"github.com/apichain/apichain/servers/extensions"
+)
+
+// Config is the whole chain's configuration: one shared generic configuration, specialised
+// into one configuration per server.
+type Config struct {
+	Options CompletedOptions
+	PKI     pki.Files
+
+	// Informers is the one client-go informer factory every server shares (admission,
+	// the aggregator's service resolution and availability checks).
+	Informers informers.SharedInformerFactory
+
+	Aggregator *aggregator.Config
+	Core       *core.Config
+	Extensions *extensions.Config
+}
+
+// NewConfig builds the shared generic configuration (serving, authentication, authorization,
+// admission, OpenAPI, discovery) and derives each server's configuration from it, in
+// kube-apiserver's order (BuildGenericConfig, then CreateKubeAPIServerConfig,
+// CreateAPIExtensionsConfig, CreateAggregatorConfig). It opens the listener; it starts nothing.
+func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Config, error) {
+	generic := genericapiserver.NewConfig(serializer.NewCodecFactory(metaScheme()))
+	generic.EffectiveVersion = version.Effective()
+	// kube-apiserver treats these as long-running, exempt from the request timeout.
+	generic.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(
+		sets.NewString("watch", "proxy"), sets.NewString("attach", "exec", "proxy", "log", "portforward"))
+	generic.BuildHandlerChainFunc = func(apiHandler http.Handler, c *genericapiserver.Config) http.Handler {
+		return genericapiserver.DefaultBuildHandlerChain(answeredBy(serverAggregator, apiHandler), c)
+	}
+
+	serving, err := secureServing(o, files)
+	if err != nil {
+		return nil, err
+	}
+	if err := serving.ApplyTo(&generic.SecureServing, &generic.LoopbackClientConfig); err != nil {
+		return nil, fmt.Errorf("secure serving on %s:%d: %w", o.BindAddress, o.SecurePort, err)
+	}
+	generic.PublicAddress = publicAddress(o.BindIP)
+	// The servers talk to themselves in protobuf, uncompressed, as kube-apiserver does.
+	generic.LoopbackClientConfig.ContentType = runtime.ContentTypeProtobuf
+	generic.LoopbackClientConfig.DisableCompression = true
+
+	client, err := kubernetes.NewForConfig(generic.LoopbackClientConfig)
+	if err != nil {
+		return nil, err
+	}
+	sharedInformers := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute,
+		informers.WithTransform(dropManagedFields))
+
+	auth, err := newAuthentication(files)
+	if err != nil {
+		return nil, err
+	}
+	if err := auth.applyTo(generic); err != nil {
+		return nil, err
+	}
+	if err := applyAuthorization(generic); err != nil {
+		return nil, err
+	}
+	genericapiserver.AuthorizeClientBearerToken(generic.LoopbackClientConfig, &generic.Authentication, &generic.Authorization)
+
+	if err := applyAdmission(generic, sharedInformers, client); err != nil {
+		return nil, err
+	}
+	if err := applyOpenAPI(generic); err != nil {
+		return nil, err
+	}
+	generic.AggregatedDiscoveryGroupManager = aggregated.NewResourceManager("apis")
+
+	etcd := etcdOptions(etcdServers)
+	serviceResolver, err := aggregator.NewServiceResolver(sharedInformers, generic.LoopbackClientConfig.Host)
+	if err != nil {
+		return nil, err
+	}
+
+	coreConfig, err := core.NewConfig(*generic, sharedInformers, *etcd, core.Extra{
+		ServiceClusterIPRange: o.ServiceClusterIPRange,
+		KubernetesServicePort: listenerPort(generic.SecureServing.Listener),
+		Authentication:        auth.published,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("core config: %w", err)
+	}
+	extensionsConfig, err := extensions.NewConfig(*generic, sharedInformers, *etcd)
+	if err != nil {
+		return nil, fmt.Errorf("apiextensions config: %w", err)
+	}
+	aggregatorConfig, err := aggregator.NewConfig(*generic, sharedInformers, *etcd, aggregator.Extra{
+		ProxyClientCertFile: files.FrontProxyClientCert,
+		ProxyClientKeyFile:  files.FrontProxyClientKey,
+		ServiceResolver:     serviceResolver,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("aggregator config: %w", err)
+	}
+	return &Config{Options: o, PKI: files, Informers: sharedInformers,
+		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
+}
+
+// CompletedConfig is a Config on which Complete has run.
+type CompletedConfig struct {
+	Options    CompletedOptions
+	Aggregator aggregator.CompletedConfig
+	Core       core.CompletedConfig
+	Extensions extensions.CompletedConfig
+}
+
+// Complete completes every server's configuration.
+func (c *Config) Complete() CompletedConfig {
+	return CompletedConfig{
+		Options:    c.Options,
+		Aggregator: c.Aggregator.Complete(),
+		Core:       c.Core.Complete(),
+		Extensions: c.Extensions.Complete(),
+	}
+}
+
+// secureServing serves the chain's certificate on the bind address, with a loopback client for
+// the servers' own use.
+func secureServing(o CompletedOptions, files pki.Files) (*genericoptions.SecureServingOptionsWithLoopback, error) {
+	s := genericoptions.NewSecureServingOptions()
+	s.BindAddress = o.BindIP
+	s.BindPort = o.SecurePort
+	s.ServerCert.CertKey.CertFile = files.ServingCert
+	s.ServerCert.CertKey.KeyFile = files.ServingKey
+	if o.SecurePort == 0 {
+		// Upstream reads port 0 as "do not serve"; for the chain it means "any free port".
+		l, port, err := genericoptions.CreateListener("tcp", net.JoinHostPort(o.BindIP.String(), "0"), net.ListenConfig{})
+		if err != nil {
+			return nil, fmt.Errorf("listening on %s: %w", o.BindIP, err)
+		}
+		s.Listener, s.BindPort = l, port
+	}
+	if errs := s.Validate(); len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return s.WithLoopback(), nil
+}
+
+// etcdOptions are kube-apiserver's storage defaults: /registry, protobuf, watch cache on.
+func etcdOptions(servers []string) *genericoptions.EtcdOptions {
+	backend := storagebackend.NewDefaultConfig("/registry", nil)
+	backend.Transport.ServerList = servers
+	etcd := genericoptions.NewEtcdOptions(backend)
+	etcd.DefaultStorageMediaType = runtime.ContentTypeProtobuf
+	return etcd
+}
+
+// applyAdmission runs kube-apiserver's generic admission plugins; for now only
+// NamespaceLifecycle (no objects in missing or terminating namespaces).
+func applyAdmission(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface) error {
+	admission := genericoptions.NewAdmissionOptions()
+	admission.RecommendedPluginOrder = []string{lifecycle.PluginName}
+	dyn, err := dynamic.NewForConfig(c.LoopbackClientConfig)
+	if err != nil {
+		return err
+	}
+	if err := admission.ApplyTo(c, sharedInformers, client, dyn, utilfeature.DefaultFeatureGate, c.EffectiveVersion); err != nil {
+		return fmt.Errorf("admission: %w", err)
+	}
+	return nil
+}
+
+// metaScheme knows only the unversioned meta types (Status, discovery documents): enough for
+// the shared serializer, which encodes the chain's own errors and discovery.
+func metaScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	core.AddMetaTypes(s)
+	return s
+}
+
+// dropManagedFields keeps informer caches small, as kube-apiserver's do.
+func dropManagedFields(obj any) (any, error) {
+	if a, err := meta.Accessor(obj); err == nil && a.GetManagedFields() != nil {
+		a.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+func publicAddress(bind net.IP) net.IP {
+	if bind.IsUnspecified() {
+		return net.IPv4(127, 0, 0, 1)
+	}
+	return bind
+}
+
+func listenerPort(l net.Listener) int {
+	if a, ok := l.Addr().(*net.TCPAddr); ok {
+		return a.Port
+	}
+	return 0
+}
+
+func readFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", filepath.Base(path), err)
+	}
+	return b, nil
+}

@@ -1,0 +1,264 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/apichain/apichain/internal/etcd"
+	"github.com/apichain/apichain/internal/kubeconfig"
+	"github.com/apichain/apichain/internal/pki"
+)
+
+// Chain is a running chain.
+type Chain struct {
+	// URL is where the chain serves, e.g. https://127.0.0.1:6443.
+	URL string
+	// Admin is a client config for user admin (group system:masters).
+	Admin *rest.Config
+	// KubeconfigPath is <data-dir>/admin.kubeconfig.
+	KubeconfigPath string
+
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+// Done is closed once the chain has stopped and etcd is closed.
+func (c *Chain) Done() <-chan struct{} { return c.done }
+
+// Err is why the chain stopped; nil after a requested stop.
+func (c *Chain) Err() error { <-c.done; return c.err }
+
+// Stop shuts the chain down gracefully and waits until it has: in-flight requests finish,
+// watches end, storage and etcd close.
+func (c *Chain) Stop() error {
+	c.cancel()
+	return c.Err()
+}
+
+// progress prints one line per start-up stage, with the time since start.
+type progress struct {
+	out   io.Writer
+	start time.Time
+}
+
+func (p progress) printf(format string, args ...any) {
+	if p.out == nil {
+		return
+	}
+	fmt.Fprintf(p.out, "[%6dms] %s\n", time.Since(p.start).Milliseconds(), fmt.Sprintf(format, args...))
+}
+
+// Run starts the chain, prints how to reach it, and serves until ctx is done.
+func Run(ctx context.Context, o CompletedOptions, out io.Writer) error {
+	c, err := Start(ctx, o, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "export KUBECONFIG=%s\n", c.KubeconfigPath)
+	<-c.Done()
+	return c.Err()
+}
+
+// Start starts the chain and returns once it is ready (/readyz ok): PKI, etcd, the three
+// servers, the admin kubeconfig. Cancel ctx, or call Stop, to stop it.
+func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, error) {
+	p := progress{out: out, start: time.Now()}
+	ctx, cancel := context.WithCancel(ctx)
+	fail := func(err error) (*Chain, error) { cancel(); return nil, err }
+
+	files := pki.FilesIn(filepath.Join(o.DataDir, "pki"))
+	created, err := pki.Ensure(files, servingNames(o))
+	if err != nil {
+		return fail(fmt.Errorf("pki: %w", err))
+	}
+	p.printf("pki: %s (%s)", map[bool]string{true: "created", false: "reused"}[created], files.Dir)
+
+	etcdServers := o.EtcdServers
+	var member *etcd.Server
+	if len(etcdServers) == 0 {
+		member, err = etcd.Start(ctx, etcd.Config{Dir: filepath.Join(o.DataDir, "etcd"), UnsafeNoFsync: o.UnsafeNoFsync})
+		if err != nil {
+			return fail(err)
+		}
+		etcdServers = []string{member.ClientURL}
+		p.printf("etcd: embedded member serving on %s (data in %s)", member.ClientURL, filepath.Join(o.DataDir, "etcd"))
+	} else {
+		p.printf("etcd: external cluster %v", etcdServers)
+	}
+	closeEtcd := func() {
+		if member != nil {
+			member.Close()
+		}
+	}
+
+	config, err := NewConfig(o, files, etcdServers)
+	if err != nil {
+		closeEtcd()
+		return fail(fmt.Errorf("configuring the chain: %w", err))
+	}
+	completed := config.Complete()
+	url := "https://" + net.JoinHostPort(publicAddress(o.BindIP).String(), strconv.Itoa(listenerPort(config.Aggregator.GenericConfig.SecureServing.Listener)))
+	p.printf("config: one listener on %s, authentication (x509, front-proxy) and authorization at the head", url)
+
+	head, err := CreateServerChain(completed)
+	if err != nil {
+		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
+		closeEtcd()
+		return fail(err)
+	}
+	prepared, err := head.PrepareRun()
+	if err != nil {
+		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
+		closeEtcd()
+		return fail(fmt.Errorf("preparing the chain: %w", err))
+	}
+	p.printf("servers: aggregator → core → apiextensions → not-found")
+
+	c := &Chain{URL: url, KubeconfigPath: filepath.Join(o.DataDir, "admin.kubeconfig"), cancel: cancel, done: make(chan struct{})}
+	runErr := make(chan error, 1)
+	go func() {
+		err := prepared.Run(ctx)
+		closeEtcd()
+		if err == nil && ctx.Err() == nil {
+			err = errors.New("the chain stopped serving")
+		}
+		c.err = err
+		runErr <- err
+		close(c.done)
+	}()
+	if member != nil {
+		go func() {
+			select {
+			case err := <-member.Err():
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "embedded etcd failed: %v\n", err)
+					cancel()
+				}
+			case <-c.done:
+			}
+		}()
+	}
+
+	admin, err := writeAdminKubeconfig(c.KubeconfigPath, url, files)
+	if err != nil {
+		cancel()
+		<-c.done
+		return nil, err
+	}
+	c.Admin = admin
+	p.printf("serving: %s", url)
+
+	if err := waitReady(ctx, admin, runErr, o.StartTimeout); err != nil {
+		cancel()
+		<-c.done
+		return nil, err
+	}
+	p.printf("ready: /readyz ok")
+	return c, nil
+}
+
+// waitReady polls /readyz until it answers ok, the chain fails, or timeout passes; then it says
+// which checks still fail (/readyz?verbose).
+func waitReady(ctx context.Context, admin *rest.Config, runErr <-chan error, timeout time.Duration) error {
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return err
+	}
+	readyz := func(ctx context.Context, verbose bool) ([]byte, error) {
+		req := cs.Discovery().RESTClient().Get().AbsPath("/readyz")
+		if verbose {
+			req = req.Param("verbose", "true")
+		}
+		return req.DoRaw(ctx)
+	}
+	var stopped error
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		select {
+		case err := <-runErr:
+			stopped = err
+			return false, err
+		default:
+		}
+		_, err := readyz(ctx, false)
+		return err == nil, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case stopped != nil:
+		return fmt.Errorf("the chain stopped before it was ready: %w", stopped)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	// Timed out: report what is still not ready.
+	shortCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	body, verr := readyz(shortCtx, true)
+	if len(body) == 0 && verr != nil {
+		body = []byte(verr.Error())
+	}
+	return fmt.Errorf("the chain was not ready within %v; /readyz?verbose says:\n%s", timeout, body)
+}
+
+func writeAdminKubeconfig(path, url string, files pki.Files) (*rest.Config, error) {
+	ca, err := readFile(files.ServerCACert)
+	if err != nil {
+		return nil, err
+	}
+	certPEM, err := readFile(files.AdminCert)
+	if err != nil {
+		return nil, err
+	}
+	keyPEM, err := readFile(files.AdminKey)
+	if err != nil {
+		return nil, err
+	}
+	cfg := kubeconfig.Build(url, ca, kubeconfig.User{Name: "admin", Cert: certPEM, Key: keyPEM})
+	if err := kubeconfig.Write(path, cfg); err != nil {
+		return nil, err
+	}
+	return kubeconfig.RESTConfig(cfg)
+}
+
+// servingNames are the names the serving certificate covers: loopback, the bind address, and
+// the in-cluster names of the kubernetes service.
+func servingNames(o CompletedOptions) pki.ServingNames {
+	names := pki.ServingNames{
+		DNS: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		IPs: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	if p, err := netip.ParsePrefix(o.ServiceClusterIPRange); err == nil {
+		names.IPs = append(names.IPs, net.IP(p.Masked().Addr().Next().AsSlice()))
+	}
+	switch {
+	case o.BindIP == nil || o.BindIP.IsLoopback():
+	case o.BindIP.IsUnspecified():
+		// Serving on every interface: cover this host's name and addresses.
+		if h, err := os.Hostname(); err == nil {
+			names.DNS = append(names.DNS, h)
+		}
+		if addrs, err := net.InterfaceAddrs(); err == nil {
+			for _, a := range addrs {
+				if ipn, ok := a.(*net.IPNet); ok && !ipn.IP.IsLoopback() {
+					names.IPs = append(names.IPs, ipn.IP)
+				}
+			}
+		}
+	default:
+		names.IPs = append(names.IPs, o.BindIP)
+	}
+	return names
+}

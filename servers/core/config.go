@@ -1,0 +1,113 @@
+// Package core is the Core server, the middle of the chain: it serves the built-in API groups
+// (/api/v1, discovery.k8s.io, coordination.k8s.io, ...) from etcd, as kube-apiserver's
+// pkg/controlplane does. Requests reach it from the Aggregator, which delegates everything it
+// does not own; what Core does not serve falls through to ApiExtensions.
+//
+// Lifecycle, as every server of the chain: NewConfig → Complete → New(delegate) → PrepareRun → Run.
+package core
+
+import (
+	"fmt"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	"k8s.io/client-go/informers"
+)
+
+// Config is the Core server's configuration.
+type Config struct {
+	Generic *genericapiserver.RecommendedConfig
+	Extra
+}
+
+// Extra is what Core needs beyond the generic apiserver configuration.
+type Extra struct {
+	// ServiceClusterIPRange is the CIDR ClusterIPs come from (--service-cluster-ip-range).
+	ServiceClusterIPRange string
+	// NodePortBase and NodePortSize give the NodePort range (kube-apiserver: 30000-32767).
+	NodePortBase, NodePortSize int
+	// KubernetesServicePort is the port of the default/kubernetes service's endpoints: the
+	// chain's secure port.
+	KubernetesServicePort int
+	// Authentication is published in kube-system/extension-apiserver-authentication, where
+	// aggregated API servers learn whom to trust.
+	Authentication ClusterAuthenticationInfo
+
+	scheme *runtime.Scheme
+	codecs serializer.CodecFactory
+}
+
+// ClusterAuthenticationInfo is what the chain trusts, as kube-apiserver publishes it
+// (pkg/controlplane/controller/clusterauthenticationtrust).
+type ClusterAuthenticationInfo struct {
+	ClientCA        []byte
+	RequestHeaderCA []byte
+	// RequestHeaderAllowedNames are the CNs allowed to assert users through headers.
+	RequestHeaderAllowedNames                                 []string
+	RequestHeaderUsernameHeaders, RequestHeaderGroupHeaders   []string
+	RequestHeaderExtraHeaderPrefixes, RequestHeaderUIDHeaders []string
+}
+
+// servedGroupVersions are the group versions Core serves, for storage and resource config.
+var servedGroupVersions = []schema.GroupVersion{corev1.SchemeGroupVersion, discoveryv1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion}
+
+// specialResourcePrefixes keep kube-apiserver's historical etcd keys
+// (pkg/kubeapiserver/default_storage_factory_builder.go), so /registry looks the same.
+var specialResourcePrefixes = map[schema.GroupResource]string{
+	{Resource: "replicationcontrollers"}:                "controllers",
+	{Resource: "endpoints"}:                             "services/endpoints",
+	{Resource: "nodes"}:                                 "minions",
+	{Resource: "services"}:                              "services/specs",
+	{Group: "networking.k8s.io", Resource: "ingresses"}: "ingress",
+}
+
+// NewConfig derives Core's configuration from the chain's shared generic configuration, as
+// kube-apiserver's CreateKubeAPIServerConfig does: its own scheme and codecs, and storage in
+// etcd through a storage factory that encodes objects as protobuf.
+func NewConfig(shared genericapiserver.Config, sharedInformers informers.SharedInformerFactory, etcd genericoptions.EtcdOptions, extra Extra) (*Config, error) {
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, fmt.Errorf("building core scheme: %w", err)
+	}
+	codecs := serializer.NewCodecFactory(scheme)
+	generic := shared
+	resources := serverstorage.NewResourceConfig()
+	resources.EnableVersions(servedGroupVersions...)
+	generic.MergedResourceConfig = resources
+
+	factory := serverstorage.NewDefaultStorageFactory(etcd.StorageConfig, runtime.ContentTypeProtobuf, codecs,
+		serverstorage.NewDefaultResourceEncodingConfig(scheme), resources, specialResourcePrefixes)
+	if err := etcd.ApplyWithStorageFactoryTo(factory, &generic); err != nil {
+		return nil, fmt.Errorf("core storage: %w", err)
+	}
+	extra.scheme, extra.codecs = scheme, codecs
+	return &Config{
+		Generic: &genericapiserver.RecommendedConfig{Config: generic, SharedInformerFactory: sharedInformers},
+		Extra:   extra,
+	}, nil
+}
+
+type completedConfig struct {
+	Generic genericapiserver.CompletedConfig
+	Extra   *Extra
+}
+
+// CompletedConfig is a Config on which Complete has run.
+type CompletedConfig struct {
+	*completedConfig
+}
+
+// Complete fills in what the Config leaves out.
+func (c *Config) Complete() CompletedConfig {
+	if c.NodePortBase == 0 {
+		c.NodePortBase, c.NodePortSize = 30000, 2768
+	}
+	return CompletedConfig{&completedConfig{Generic: c.Generic.Complete(), Extra: &c.Extra}}
+}

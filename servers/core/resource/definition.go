@@ -1,0 +1,87 @@
+// Package resource is the Core server's one way to store a built-in resource. Each resource is
+// declared once, as a Definition (names, scope, subresources, columns, field selectors, the
+// defaulting and validation hooks that differ), and NewStorage turns that declaration into the
+// k8s.io/apiserver generic registry store that kube-apiserver itself uses for the resource.
+//
+// Where kube-apiserver has one hand-written strategy per resource (pkg/registry/<group>/<resource>/
+// strategy.go), the chain has one strategy here, parameterised by the Definition: what is the same
+// everywhere is written once, what differs is a hook.
+package resource
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
+)
+
+// Definition declares one built-in resource of the Core server.
+type Definition struct {
+	// Resource is the plural name in URLs ("pods"); Singular the singular one ("pod").
+	Resource, Singular string
+	// Namespaced resources live under /namespaces/<ns>/.
+	Namespaced bool
+	// New and NewList return empty objects of the k8s.io/api type and its list.
+	New, NewList func() runtime.Object
+
+	// ShortNames and Categories appear in discovery (`kubectl get po`, `kubectl get all`).
+	ShortNames []string
+	Categories []string
+
+	// Table prints the resource for `kubectl get` (servers/core/printers).
+	Table rest.TableConvertor
+
+	// Status adds the /status subresource: the main resource then ignores status changes and
+	// /status ignores everything else, as in kube-apiserver.
+	Status bool
+	// KeepStatusOnCreate keeps a status sent on create (nodes: the kubelet registers with one).
+	// Otherwise a resource with a status subresource starts with an empty status.
+	KeepStatusOnCreate bool
+	// Generation makes metadata.generation start at 1 and grow with every change of the spec.
+	Generation bool
+
+	// FieldSelectors lists the fields, beyond metadata.name and metadata.namespace, that list and
+	// watch can select on; Fields returns their values for one object.
+	FieldSelectors []string
+	Fields         func(obj runtime.Object) fields.Set
+
+	// PrepareForCreate and PrepareForUpdate run after the generic preparation (status handling,
+	// generation) and before validation: the resource's own clearing and defaulting of system fields.
+	PrepareForCreate func(ctx context.Context, obj runtime.Object)
+	PrepareForUpdate func(ctx context.Context, obj, old runtime.Object)
+
+	// Canonicalize runs last, after validation, on create and update (namespaces set their
+	// name label here, once generateName has produced the name).
+	Canonicalize func(obj runtime.Object)
+
+	// Validate, ValidateUpdate and ValidateStatusUpdate return kube-apiserver's field errors.
+	// Object metadata is validated generically after them (name, labels, annotations...).
+	Validate             func(obj runtime.Object) field.ErrorList
+	ValidateUpdate       func(obj, old runtime.Object) field.ErrorList
+	ValidateStatusUpdate func(obj, old runtime.Object) field.ErrorList
+
+	// AllowCreateOnUpdate lets PUT create a missing object (endpoints, events, leases...).
+	AllowCreateOnUpdate bool
+	// CheckGracefulDelete decides the grace period of a delete (pods); nil means delete at once.
+	CheckGracefulDelete func(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool
+	// TTLSeconds expires objects after they were last written (events: 1h, kube's --event-ttl).
+	TTLSeconds uint64
+}
+
+// Check adapts a typed validation function, like validation.ValidatePod, to a Definition hook.
+func Check[T runtime.Object](f func(T) field.ErrorList) func(runtime.Object) field.ErrorList {
+	return func(obj runtime.Object) field.ErrorList { return f(obj.(T)) }
+}
+
+// CheckUpdate adapts a typed update validation function, like validation.ValidatePodUpdate.
+func CheckUpdate[T runtime.Object](f func(obj, old T) field.ErrorList) func(obj, old runtime.Object) field.ErrorList {
+	return func(obj, old runtime.Object) field.ErrorList { return f(obj.(T), old.(T)) }
+}
+
+// FieldsOf adapts a typed field-set function to a Definition's Fields hook.
+func FieldsOf[T runtime.Object](f func(T) fields.Set) func(runtime.Object) fields.Set {
+	return func(obj runtime.Object) fields.Set { return f(obj.(T)) }
+}

@@ -1,0 +1,38 @@
+package core
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/apichain/apichain/servers/core/defaults"
+	"github.com/apichain/apichain/servers/core/registry/coordination"
+	corereg "github.com/apichain/apichain/servers/core/registry/core"
+	"github.com/apichain/apichain/servers/core/registry/discovery"
+)
+
+// NewScheme returns the Core server's scheme: every group it serves, with kube-apiserver's
+// defaulting and field selectors. Each call builds a new one; nothing is registered globally.
+func NewScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	AddMetaTypes(scheme)
+	for _, add := range []func(*runtime.Scheme) error{
+		corereg.AddToScheme,
+		discovery.Group().AddToScheme,
+		coordination.Group().AddToScheme,
+		defaults.RegisterDefaults,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	return scheme, nil
+}
+
+// AddMetaTypes registers the unversioned meta types every apiserver speaks (Status,
+// APIVersions, APIGroupList, ...), as kube-apiserver's legacyscheme does.
+func AddMetaTypes(scheme *runtime.Scheme) {
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	scheme.AddUnversionedTypes(schema.GroupVersion{Version: "v1"},
+		&metav1.Status{}, &metav1.APIVersions{}, &metav1.APIGroupList{}, &metav1.APIGroup{}, &metav1.APIResourceList{})
+}

@@ -1,0 +1,77 @@
+package core
+
+import (
+	"context"
+	"fmt"
+
+	genericapiserver "k8s.io/apiserver/pkg/server"
+
+	"github.com/apichain/apichain/servers/core/registry"
+	"github.com/apichain/apichain/servers/core/registry/coordination"
+	corereg "github.com/apichain/apichain/servers/core/registry/core"
+	"github.com/apichain/apichain/servers/core/registry/discovery"
+)
+
+// Server is the Core server.
+type Server struct {
+	GenericAPIServer *genericapiserver.GenericAPIServer
+}
+
+// New builds the Core server in front of delegate (ApiExtensions): every built-in group installed,
+// its start-up work registered as post-start hooks. Nothing runs until the head server runs.
+func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Server, error) {
+	s, err := c.Generic.New("core", delegate)
+	if err != nil {
+		return nil, err
+	}
+	optsGetter := c.Generic.RESTOptionsGetter
+
+	ips, ports, destroyAllocators, err := corereg.NewAllocators(optsGetter, c.Extra.ServiceClusterIPRange, c.Extra.NodePortBase, c.Extra.NodePortSize)
+	if err != nil {
+		return nil, fmt.Errorf("service allocators: %w", err)
+	}
+	s.RegisterDestroyFunc(destroyAllocators)
+
+	// One provider per group, in kube-apiserver's order.
+	providers := []registry.StorageProvider{
+		corereg.StorageProvider{ServiceIPs: ips, ServicePorts: ports},
+		coordination.Group(),
+		discovery.Group(),
+	}
+	for _, p := range providers {
+		info, err := p.NewRESTStorage(c.Extra.scheme, c.Extra.codecs, optsGetter)
+		if err != nil {
+			return nil, fmt.Errorf("storage for group %q: %w", p.GroupName(), err)
+		}
+		if p.GroupName() == "" {
+			err = s.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, &info)
+		} else {
+			err = s.InstallAPIGroup(&info)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("installing group %q: %w", p.GroupName(), err)
+		}
+	}
+
+	b := &bootstrap{serviceIP: ips.Addr(0), port: c.Extra.KubernetesServicePort, auth: c.Extra.Authentication}
+	s.AddPostStartHookOrDie("start-core-system-namespaces", b.systemNamespaces)
+	s.AddPostStartHookOrDie("start-core-kubernetes-service", b.kubernetesService)
+	s.AddPostStartHookOrDie("start-core-cluster-authentication-info", b.clusterAuthenticationInfo)
+	return &Server{GenericAPIServer: s}, nil
+}
+
+// PreparedServer is a Server on which PrepareRun has run.
+type PreparedServer struct {
+	runnable interface{ RunWithContext(context.Context) error }
+}
+
+// PrepareRun sets up what serving needs (OpenAPI, health checks); Core alone, without the
+// chain in front, is used by tests and benchmarks.
+func (s *Server) PrepareRun() PreparedServer {
+	return PreparedServer{runnable: s.GenericAPIServer.PrepareRun()}
+}
+
+// Run serves until ctx is done.
+func (s PreparedServer) Run(ctx context.Context) error {
+	return s.runnable.RunWithContext(ctx)
+}
