@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -128,4 +130,27 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(filepath.Dir(binary))
 	}
 	os.Exit(code)
+}
+
+// TestStartupFailuresSayWhatFailed: a port in use, an etcd that is not there.
+func TestStartupFailuresSayWhatFailed(t *testing.T) {
+	bin := build(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--secure-port", port}, "address already in use"},
+		{[]string{"--secure-port", "0", "--etcd-servers", "http://127.0.0.1:1"}, "etcd grpc connection not ready"},
+	} {
+		out, err := exec.Command(bin, append(tc.args, "--data-dir", t.TempDir())...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("chain %v: err %v, output does not contain %q:\n%s", tc.args, err, tc.want, out)
+		}
+	}
 }

@@ -5,28 +5,14 @@
 package version
 
 import (
-	"runtime/debug"
-	"strings"
-
 	apimachineryversion "k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	basecompatibility "k8s.io/component-base/compatibility"
 )
 
-// Kubernetes returns the Kubernetes version of the k8s.io/apiserver library the binary is built
-// with ("v1.37.2"), or "" if the build has no module information.
-func Kubernetes() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	for _, dep := range info.Deps {
-		if dep.Path == "k8s.io/apiserver" && strings.HasPrefix(dep.Version, "v0.") {
-			return "v1." + strings.TrimPrefix(dep.Version, "v0.")
-		}
-	}
-	return ""
-}
+// Kubernetes is the release of the k8s.io libraries in go.mod (k8s.io/apiserver v0.37.2 is
+// Kubernetes v1.37.2); a test keeps the two in step.
+const Kubernetes = "v1.37.2"
 
 // Effective returns the effective version to put in every server's generic config: the
 // library's, with /version reporting the Kubernetes release instead of "v0.0.0-master".
@@ -40,11 +26,8 @@ type effective struct {
 
 func (e effective) Info() *apimachineryversion.Info {
 	info := e.EffectiveVersion.Info()
-	if info == nil {
-		return nil
-	}
-	if v := Kubernetes(); v != "" {
-		info.GitVersion = v + "+apichain"
+	if info != nil {
+		info.GitVersion = Kubernetes + "+apichain"
 	}
 	return info
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
@@ -204,5 +206,59 @@ func waitFor(t *testing.T, cond func() bool) {
 	if err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
 		func(context.Context) (bool, error) { return cond(), nil }); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestProtobufClient(t *testing.T) {
+	cfg := rest.CopyConfig(shared.Admin)
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "pb"}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "pb", metav1.GetOptions{})
+	if err != nil || cm.Data["a"] != "b" {
+		t.Fatalf("protobuf get: %v", err)
+	}
+	resp, body := doAccept(t, shared.Admin, "/api/v1/namespaces/"+ns+"/configmaps/pb", "application/vnd.kubernetes.protobuf")
+	if resp.Header.Get("Content-Type") != "application/vnd.kubernetes.protobuf" || !bytes.HasPrefix(body, []byte("k8s\x00")) {
+		t.Errorf("not protobuf: %s", resp.Header.Get("Content-Type"))
+	}
+}
+
+func TestNonAdminIsForbidden(t *testing.T) {
+	files := pki.FilesIn(filepath.Join(filepath.Dir(shared.KubeconfigPath), "pki"))
+	certPEM, keyPEM, err := pki.IssueClientCert(files, "bob", []string{"devs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := rest.AnonymousClientConfig(shared.Admin)
+	bob.TLSClientConfig.CertData, bob.TLSClientConfig.KeyData = certPEM, keyPEM
+	_, err = kubernetes.NewForConfigOrDie(bob).CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{})
+	want := `pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"`
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), want) {
+		t.Errorf("bob lists pods: %v, want Forbidden %q", err, want)
+	}
+}
+
+func TestVersionAndReadyzVerbose(t *testing.T) {
+	cs, _ := clients(t)
+	v, err := cs.Discovery().ServerVersion()
+	if err != nil || v.Major != "1" || v.Minor != "37" || !strings.HasPrefix(v.GitVersion, "v1.37.") || !strings.HasSuffix(v.GitVersion, "+apichain") {
+		t.Errorf("version %+v %v", v, err)
+	}
+	_, body := get(t, shared, "/readyz?verbose")
+	for _, hook := range []string{
+		"poststarthook/start-apiextensions-controllers", "poststarthook/crd-informer-synced", // ApiExtensions
+		"poststarthook/start-core-system-namespaces", "poststarthook/start-core-kubernetes-service", // Core
+		"poststarthook/start-aggregator-autoregistration", "autoregister-completion", "poststarthook/apiservice-registration-controller", // Aggregator
+		"etcd",
+	} {
+		if !strings.Contains(string(body), "[+]"+hook+" ok") {
+			t.Errorf("/readyz?verbose lacks %s:\n%s", hook, body)
+		}
 	}
 }
