@@ -11,6 +11,7 @@ package aggregator
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -61,6 +62,8 @@ func NewConfig(shared server.Config, sharedInformers informers.SharedInformerFac
 			ProxyClientCertFile: extra.ProxyClientCertFile,
 			ProxyClientKeyFile:  extra.ProxyClientKeyFile,
 			ServiceResolver:     extra.ServiceResolver,
+			// Only its DialContext is used: for the proxy and the availability checks.
+			ProxyTransport: &http.Transport{DialContext: dialLocalhost},
 		},
 	}}, nil
 }

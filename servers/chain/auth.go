@@ -1,18 +1,23 @@
 package chain
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
 	"k8s.io/apiserver/pkg/authentication/group"
 	"k8s.io/apiserver/pkg/authentication/request/anonymous"
+	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
 	"k8s.io/apiserver/pkg/authentication/request/headerrequest"
 	"k8s.io/apiserver/pkg/authentication/request/union"
 	"k8s.io/apiserver/pkg/authentication/request/x509"
+	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
-	"k8s.io/apiserver/pkg/authorization/path"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	authorizationunion "k8s.io/apiserver/pkg/authorization/union"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
@@ -94,6 +99,8 @@ func (a *authentication) applyTo(c *genericapiserver.Config) error {
 		headerrequest.NewDynamicVerifyOptionsSecure(a.frontProxyCA.VerifyOptions, rh.AllowedClientNames,
 			rh.UsernameHeaders, rh.UIDHeaders, rh.GroupHeaders, rh.ExtraHeaderPrefixes),
 		x509.NewDynamic(a.clientCA.VerifyOptions, x509.CommonNameUserConversion),
+		// Bearer tokens: a token no token authenticator accepts is an error (401), never anonymous.
+		bearertoken.New(tokenunion.New()),
 	}
 	authn := group.NewAuthenticatedGroupAdder(union.New(authenticators...))
 	c.Authentication.Authenticator = union.NewFailOnError(authn, anonymous.NewAuthenticator(nil))
@@ -102,24 +109,59 @@ func (a *authentication) applyTo(c *genericapiserver.Config) error {
 	return nil
 }
 
-// publicInfoPaths are what kube-apiserver's system:public-info-viewer ClusterRole grants to
-// everyone, anonymous included.
-var publicInfoPaths = []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}
-
-// applyAuthorization allows system:masters everything and everyone the public-info paths, and
-// denies the rest (403 with kube-apiserver's message).
+// applyAuthorization allows system:masters everything; everyone what kube-apiserver's
+// system:public-info-viewer grants; authenticated users what system:discovery and
+// system:basic-user grant; and denies the rest (403 with kube-apiserver's message). RBAC will
+// take over the last three from kube-apiserver's bootstrap policy.
 func applyAuthorization(c *genericapiserver.Config) error {
-	public, err := path.NewAuthorizer(publicInfoPaths)
-	if err != nil {
-		return err
-	}
 	authz, err := authorizationunion.New(
 		authorizationunion.NamedAuthorizer{AuthorizerName: "system:masters", Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)},
-		authorizationunion.NamedAuthorizer{AuthorizerName: "system:public-info-viewer", Authorizer: public},
+		authorizationunion.NamedAuthorizer{AuthorizerName: "bootstrap-roles", Authorizer: authorizer.AuthorizerFunc(bootstrapRoles)},
 	)
 	if err != nil {
 		return err
 	}
 	c.Authorization.Authorizer = authz
 	return nil
+}
+
+var (
+	// system:public-info-viewer, bound to everyone.
+	publicInfoPaths = []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}
+	// system:discovery, bound to system:authenticated.
+	discoveryPaths = []string{"/livez", "/readyz", "/healthz", "/version", "/version/", "/openapi", "/openapi/*", "/api", "/api/*", "/apis", "/apis/*"}
+	// system:basic-user, bound to system:authenticated: who am I, what may I do.
+	basicUserResources = map[string]string{
+		"selfsubjectreviews":       "authentication.k8s.io",
+		"selfsubjectaccessreviews": "authorization.k8s.io",
+		"selfsubjectrulesreviews":  "authorization.k8s.io",
+	}
+)
+
+// bootstrapRoles grants what three of kube-apiserver's bootstrap ClusterRoles grant
+// (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go).
+func bootstrapRoles(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	authenticated := a.GetUser() != nil && slices.Contains(a.GetUser().GetGroups(), user.AllAuthenticated)
+	if !a.IsResourceRequest() {
+		if a.GetVerb() == "get" && (matchPath(publicInfoPaths, a.GetPath()) || (authenticated && matchPath(discoveryPaths, a.GetPath()))) {
+			return authorizer.DecisionAllow, "", nil
+		}
+		return authorizer.DecisionNoOpinion, "", nil
+	}
+	if authenticated && a.GetVerb() == "create" && a.GetSubresource() == "" {
+		if group, ok := basicUserResources[a.GetResource()]; ok && group == a.GetAPIGroup() {
+			return authorizer.DecisionAllow, "", nil
+		}
+	}
+	return authorizer.DecisionNoOpinion, "", nil
+}
+
+// matchPath matches RBAC nonResourceURLs: exact, or a prefix ending in "*".
+func matchPath(patterns []string, path string) bool {
+	for _, p := range patterns {
+		if p == path || (strings.HasSuffix(p, "*") && strings.HasPrefix(path, strings.TrimSuffix(p, "*"))) {
+			return true
+		}
+	}
+	return false
 }

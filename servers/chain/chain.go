@@ -45,6 +45,7 @@ func CreateServerChain(c CompletedConfig) (*aggregator.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating aggregator: %w", err)
 	}
+	c.label.apiServices = aggregatorServer.APIRegistrationInformers.Apiregistration().V1().APIServices().Lister()
 	return aggregatorServer, nil
 }
 

@@ -230,14 +230,7 @@ func TestProtobufClient(t *testing.T) {
 }
 
 func TestNonAdminIsForbidden(t *testing.T) {
-	files := pki.FilesIn(filepath.Join(filepath.Dir(shared.KubeconfigPath), "pki"))
-	certPEM, keyPEM, err := pki.IssueClientCert(files, "bob", []string{"devs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bob := rest.AnonymousClientConfig(shared.Admin)
-	bob.TLSClientConfig.CertData, bob.TLSClientConfig.KeyData = certPEM, keyPEM
-	_, err = kubernetes.NewForConfigOrDie(bob).CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{})
+	_, err := kubernetes.NewForConfigOrDie(userConfig(t, "bob", "devs")).CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{})
 	want := `pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"`
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), want) {
 		t.Errorf("bob lists pods: %v, want Forbidden %q", err, want)

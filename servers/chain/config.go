@@ -43,6 +43,8 @@ type Config struct {
 	Aggregator *aggregator.Config
 	Core       *core.Config
 	Extensions *extensions.Config
+
+	label *aggregatorLabel
 }
 
 // NewConfig builds the shared generic configuration (serving, authentication, authorization,
@@ -55,8 +57,9 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	// kube-apiserver treats these as long-running, exempt from the request timeout.
 	generic.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(
 		sets.NewString("watch", "proxy"), sets.NewString("attach", "exec", "proxy", "log", "portforward"))
+	label := &aggregatorLabel{}
 	generic.BuildHandlerChainFunc = func(apiHandler http.Handler, c *genericapiserver.Config) http.Handler {
-		return genericapiserver.DefaultBuildHandlerChain(answeredBy(serverAggregator, apiHandler), c)
+		return genericapiserver.DefaultBuildHandlerChain(label.wrap(apiHandler), c)
 	}
 
 	serving, err := secureServing(o, files)
@@ -124,7 +127,7 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	if err != nil {
 		return nil, fmt.Errorf("aggregator config: %w", err)
 	}
-	return &Config{Options: o, PKI: files, Informers: sharedInformers,
+	return &Config{Options: o, PKI: files, Informers: sharedInformers, label: label,
 		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
 }
 
@@ -134,6 +137,8 @@ type CompletedConfig struct {
 	Aggregator aggregator.CompletedConfig
 	Core       core.CompletedConfig
 	Extensions extensions.CompletedConfig
+
+	label *aggregatorLabel
 }
 
 // Complete completes every server's configuration.
@@ -143,6 +148,7 @@ func (c *Config) Complete() CompletedConfig {
 		Aggregator: c.Aggregator.Complete(),
 		Core:       c.Core.Complete(),
 		Extensions: c.Extensions.Complete(),
+		label:      c.label,
 	}
 }
 

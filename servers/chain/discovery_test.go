@@ -100,6 +100,9 @@ func TestAPIResourcesMatchKubeAPIServer(t *testing.T) {
 		"v1/bindings", "v1/configmaps", "v1/endpoints", "v1/events", "v1/namespaces", "v1/nodes",
 		"v1/pods", "v1/secrets", "v1/serviceaccounts", "v1/services",
 		"coordination.k8s.io/v1/leases", "discovery.k8s.io/v1/endpointslices",
+		"authentication.k8s.io/v1/tokenreviews", "authentication.k8s.io/v1/selfsubjectreviews",
+		"authorization.k8s.io/v1/subjectaccessreviews", "authorization.k8s.io/v1/selfsubjectaccessreviews",
+		"authorization.k8s.io/v1/localsubjectaccessreviews",
 		"apiextensions.k8s.io/v1/customresourcedefinitions", "apiregistration.k8s.io/v1/apiservices",
 	} {
 		if _, ok := served[key]; !ok {

@@ -9,6 +9,8 @@ package core
 import (
 	"fmt"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -56,7 +58,7 @@ type ClusterAuthenticationInfo struct {
 }
 
 // servedGroupVersions are the group versions Core serves, for storage and resource config.
-var servedGroupVersions = []schema.GroupVersion{corev1.SchemeGroupVersion, discoveryv1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion}
+var servedGroupVersions = []schema.GroupVersion{corev1.SchemeGroupVersion, authenticationv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion, discoveryv1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion}
 
 // specialResourcePrefixes keep kube-apiserver's historical etcd keys
 // (pkg/kubeapiserver/default_storage_factory_builder.go), so /registry looks the same.

@@ -6,6 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/apichain/apichain/servers/core/defaults"
+	"github.com/apichain/apichain/servers/core/registry/authentication"
+	"github.com/apichain/apichain/servers/core/registry/authorization"
 	"github.com/apichain/apichain/servers/core/registry/coordination"
 	corereg "github.com/apichain/apichain/servers/core/registry/core"
 	"github.com/apichain/apichain/servers/core/registry/discovery"
@@ -18,6 +20,8 @@ func NewScheme() (*runtime.Scheme, error) {
 	AddMetaTypes(scheme)
 	for _, add := range []func(*runtime.Scheme) error{
 		corereg.AddToScheme,
+		authentication.AddToScheme,
+		authorization.AddToScheme,
 		discovery.Group().AddToScheme,
 		coordination.Group().AddToScheme,
 		defaults.RegisterDefaults,

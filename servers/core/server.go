@@ -7,6 +7,8 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
 	"github.com/apichain/apichain/servers/core/registry"
+	"github.com/apichain/apichain/servers/core/registry/authentication"
+	"github.com/apichain/apichain/servers/core/registry/authorization"
 	"github.com/apichain/apichain/servers/core/registry/coordination"
 	corereg "github.com/apichain/apichain/servers/core/registry/core"
 	"github.com/apichain/apichain/servers/core/registry/discovery"
@@ -35,6 +37,8 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 	// One provider per group, in kube-apiserver's order.
 	providers := []registry.StorageProvider{
 		corereg.StorageProvider{ServiceIPs: ips, ServicePorts: ports},
+		authentication.StorageProvider{Authenticator: c.Generic.Authentication.Authenticator, APIAudiences: c.Generic.Authentication.APIAudiences},
+		authorization.StorageProvider{Authorizer: c.Generic.Authorization.Authorizer},
 		coordination.Group(),
 		discovery.Group(),
 	}
