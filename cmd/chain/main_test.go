@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -17,58 +18,89 @@ import (
 )
 
 // TestCommandStartsAndStopsOnSignal runs the real binary as a user would: it prints its
-// progress and the export line, serves, and exits 0 on SIGTERM after a graceful shutdown.
+// progress and the export line, serves, and exits 0 on SIGTERM after a graceful shutdown that
+// also stops its metrics server child.
 func TestCommandStartsAndStopsOnSignal(t *testing.T) {
+	r := startBinary(t)
+	out := strings.Join(r.out, "\n")
+	if want := fmt.Sprintf("export KUBECONFIG=%s", filepath.Join(r.dir, "admin.kubeconfig")); r.out[len(r.out)-1] != want {
+		t.Errorf("last line %q, want %q", r.out[len(r.out)-1], want)
+	}
+	for _, stage := range []string{"ready: /readyz ok", "metrics: metrics server as a child process"} {
+		if !regexp.MustCompile(`(?m)^\[ *\d+ms\] ` + regexp.QuoteMeta(stage)).MatchString(out) {
+			t.Errorf("no %q line:\n%s", stage, out)
+		}
+	}
+	child := waitChild(t, r.cmd.Process.Pid, 0)
+	r.stop(t)
+	if err := syscall.Kill(child, 0); err == nil {
+		t.Errorf("the metrics server child %d outlived the chain", child)
+	}
+}
+
+// running is the chain binary started by a test.
+type running struct {
+	cmd *exec.Cmd
+	dir string
+	out []string // stdout up to and including the export line
+}
+
+// startBinary starts the chain binary on a new data dir and waits for its export line.
+func startBinary(t *testing.T, args ...string) *running {
+	t.Helper()
 	bin := build(t)
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "--data-dir", dir, "--secure-port", "0", "--unsafe-no-fsync")
+	cmd := exec.Command(bin, append([]string{"--data-dir", dir, "--secure-port", "0", "--unsafe-no-fsync"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = io.Discard
+	if os.Getenv("CHAIN_TEST_VERBOSE") != "" {
+		cmd.Stderr = os.Stderr
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-
+	r := &running{cmd: cmd, dir: dir}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
 	lines := make(chan string)
 	go func() {
+		defer close(lines)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			lines <- sc.Text()
 		}
-		close(lines)
 	}()
-	var seen []string
 	deadline := time.After(2 * time.Minute)
-wait:
 	for {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatalf("chain exited before it was ready; output:\n%s", strings.Join(seen, "\n"))
+				t.Fatalf("chain exited before it was ready; output:\n%s", strings.Join(r.out, "\n"))
 			}
-			seen = append(seen, l)
+			r.out = append(r.out, l)
 			if strings.HasPrefix(l, "export KUBECONFIG=") {
-				break wait
+				go func() {
+					for range lines {
+					}
+				}()
+				return r
 			}
 		case <-deadline:
-			t.Fatalf("no export line within 2 minutes; output:\n%s", strings.Join(seen, "\n"))
+			t.Fatalf("no export line within 2 minutes; output:\n%s", strings.Join(r.out, "\n"))
 		}
 	}
-	out := strings.Join(seen, "\n")
-	if want := fmt.Sprintf("export KUBECONFIG=%s", filepath.Join(dir, "admin.kubeconfig")); seen[len(seen)-1] != want {
-		t.Errorf("last line %q, want %q", seen[len(seen)-1], want)
-	}
-	if !regexp.MustCompile(`(?m)^\[ *\d+ms\] ready: /readyz ok$`).MatchString(out) {
-		t.Errorf("no ready line:\n%s", out)
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+}
+
+// stop sends SIGTERM and expects exit 0 within a minute.
+func (r *running) stop(t *testing.T) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- r.cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -79,6 +111,30 @@ wait:
 	}
 }
 
+// waitChild waits for a child process of pid other than not, and returns its pid.
+func waitChild(t *testing.T, pid, not int) int {
+	t.Helper()
+	var child int
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, task := range tasks {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+			for _, f := range strings.Fields(string(b)) {
+				if c, _ := strconv.Atoi(f); c != 0 && c != not {
+					child = c
+				}
+			}
+		}
+		if child != 0 {
+			return child
+		}
+		time.Sleep(50 * time.Millisecond) // polling /proc: there is nothing to wait on
+	}
+	t.Fatalf("process %d has no child", pid)
+	return 0
+}
+
 func TestBadFlagsExitNonZero(t *testing.T) {
 	bin := build(t)
 	for _, args := range [][]string{
@@ -87,7 +143,7 @@ func TestBadFlagsExitNonZero(t *testing.T) {
 		{"--etcd-servers", "localhost:2379"},
 		{"--no-such-flag"},
 	} {
-		out, err := exec.Command(bin, append(args, "--data-dir", t.TempDir())...).CombinedOutput()
+		out, err := exec.Command(bin, append([]string{"--data-dir", t.TempDir()}, args...)...).CombinedOutput()
 		if err == nil {
 			t.Errorf("chain %v succeeded", args)
 			continue

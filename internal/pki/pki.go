@@ -120,7 +120,19 @@ func Ensure(f Files, names ServingNames) (created bool, err error) {
 // IssueClientCert signs a new client certificate with the client CA, for a user and groups
 // (the chain's x509 authenticator maps CN to the user name and O to the groups).
 func IssueClientCert(f Files, user string, groups []string) (certPEM, keyPEM []byte, err error) {
-	ca, caKey, err := load(f.ClientCACert, f.ClientCAKey)
+	return issue(f.ClientCACert, f.ClientCAKey, leafSpec{cn: user, orgs: groups, usage: x509.ExtKeyUsageClientAuth})
+}
+
+// IssueServingCert signs a serving certificate with the server CA for names: what a kubeadm
+// cluster's kubelets get from the kubelet-serving signer, so that whoever trusts the chain's CA
+// (the metrics server scraping kubelets) can verify them.
+func IssueServingCert(f Files, cn string, names ServingNames) (certPEM, keyPEM []byte, err error) {
+	return issue(f.ServerCACert, f.ServerCAKey, leafSpec{cn: cn, dns: names.DNS, ips: names.IPs, usage: x509.ExtKeyUsageServerAuth})
+}
+
+// issue signs a new leaf certificate with the CA in caCertPath and caKeyPath.
+func issue(caCertPath, caKeyPath string, spec leafSpec) (certPEM, keyPEM []byte, err error) {
+	ca, caKey, err := load(caCertPath, caKeyPath)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -128,7 +140,7 @@ func IssueClientCert(f Files, user string, groups []string) (certPEM, keyPEM []b
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := sign(leafSpec{cn: user, orgs: groups, usage: x509.ExtKeyUsageClientAuth}, key, ca, caKey)
+	c, err := sign(spec, key, ca, caKey)
 	if err != nil {
 		return nil, nil, err
 	}

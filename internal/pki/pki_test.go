@@ -98,3 +98,23 @@ func load1(t *testing.T, path string) *x509.Certificate {
 	}
 	return certs[0]
 }
+
+func TestIssueServingCert(t *testing.T) {
+	f := FilesIn(t.TempDir())
+	if _, err := Ensure(f, ServingNames{DNS: []string{"localhost"}}); err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, err := IssueServingCert(f, "kubelet", ServingNames{DNS: []string{"node-1"}, IPs: []net.IP{net.IPv4(127, 0, 0, 1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := x509.ParseCertificate(pair.Certificate[0])
+	pool, _ := cert.NewPool(f.ServerCACert)
+	if _, err := c.Verify(x509.VerifyOptions{Roots: pool, DNSName: "node-1"}); err != nil {
+		t.Errorf("serving cert does not verify for node-1 against the server CA: %v", err)
+	}
+}

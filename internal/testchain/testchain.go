@@ -4,6 +4,7 @@ package testchain
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"testing"
@@ -14,13 +15,23 @@ import (
 	"github.com/apichain/apichain/servers/chain"
 )
 
+// NewOptions are the options of a test chain in dir: a free port, etcd without fsync, and, as
+// envtest, nothing but the API servers (no metrics server, no controllers) unless a test asks.
+// Tests must not run the metrics server as a child: the child would be the test binary.
+func NewOptions(dir string) *chain.Options {
+	o := chain.NewOptions()
+	o.DataDir = dir
+	o.SecurePort = 0
+	o.UnsafeNoFsync = true
+	o.Metrics = chain.MetricsOff
+	o.Controllers = nil
+	return o
+}
+
 // Start starts a chain for t, changed by mods, and returns it once it is ready.
 func Start(t testing.TB, mods ...func(*chain.Options)) *chain.Chain {
 	t.Helper()
-	o := chain.NewOptions()
-	o.DataDir = t.TempDir()
-	o.SecurePort = 0
-	o.UnsafeNoFsync = true
+	o := NewOptions(t.TempDir())
 	for _, m := range mods {
 		m(o)
 	}
@@ -44,6 +55,9 @@ func StartWith(o *chain.Options, out io.Writer) (*chain.Chain, error) {
 	}
 	if errs := completed.Validate(); len(errs) > 0 {
 		return nil, errs[0]
+	}
+	if o.Metrics == chain.MetricsChild {
+		return nil, errors.New("testchain: --metrics=child would run the test binary as the metrics server; use in-process")
 	}
 	if os.Getenv("CHAIN_TEST_VERBOSE") != "" {
 		out = os.Stderr

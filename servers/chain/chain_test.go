@@ -31,12 +31,11 @@ import (
 var shared *chain.Chain
 
 func TestMain(m *testing.M) {
-	o := chain.NewOptions()
 	dir, err := os.MkdirTemp("", "chain-test-")
 	if err != nil {
 		panic(err)
 	}
-	o.DataDir, o.SecurePort, o.UnsafeNoFsync = dir, 0, true
+	o := testchain.NewOptions(dir)
 	shared, err = testchain.StartWith(o, io.Discard)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -51,8 +50,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestStartPrintsProgressAndWritesKubeconfig(t *testing.T) {
-	o := chain.NewOptions()
-	o.DataDir, o.SecurePort, o.UnsafeNoFsync = t.TempDir(), 0, true
+	o := testchain.NewOptions(t.TempDir())
 	var out bytes.Buffer
 	c, err := testchain.StartWith(o, &out)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"k8s.io/component-base/logs"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/component-base/term"
+
+	"github.com/apichain/apichain/servers/metrics"
 )
 
 // NewCommand is the chain command: `chain` starts the whole chain in the foreground.
@@ -52,6 +54,7 @@ with an embedded etcd, and writes an admin kubeconfig for kubectl and client-go.
 	for _, fs := range fss.FlagSets {
 		cmd.Flags().AddFlagSet(fs)
 	}
+	cmd.AddCommand(metrics.NewCommand())
 	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
 	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
 	return cmd

@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,16 @@ type Options struct {
 	EtcdServers []string
 	// ServiceClusterIPRange is the CIDR that Service ClusterIPs are allocated from.
 	ServiceClusterIPRange string
+	// Metrics says how the metrics server runs: as a supervised child process ("child"), on its
+	// own listener inside this process ("in-process", for tests), or not at all ("off").
+	Metrics string
+	// MetricResolution is how often the metrics server scrapes the kubelets.
+	MetricResolution time.Duration
+	// Nodes is how many simulated nodes join the host node.
+	Nodes int
+	// Controllers lists the controllers to run, in kube-controller-manager's syntax: "*" for
+	// all, "name" to add one, "-name" to leave one out.
+	Controllers []string
 	// StartTimeout bounds the wait for /readyz; on expiry Start fails naming the checks that fail.
 	StartTimeout time.Duration
 	// UnsafeNoFsync runs the embedded etcd without fsync: faster, and acknowledged writes can be
@@ -51,6 +62,9 @@ func NewOptions() *Options {
 		SecurePort:            6443,
 		ServiceClusterIPRange: "10.0.0.0/24",
 		StartTimeout:          time.Minute,
+		Metrics:               MetricsChild,
+		MetricResolution:      15 * time.Second,
+		Controllers:           []string{"*"},
 		Logs:                  logs.NewOptions(),
 	}
 }
@@ -61,6 +75,12 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory for the PKI, the embedded etcd data and admin.kubeconfig; created if missing and reused across restarts.")
 	fs.DurationVar(&o.StartTimeout, "start-timeout", o.StartTimeout, "How long to wait for the chain to become ready (/readyz) before giving up.")
 	fs.BoolVar(&o.UnsafeNoFsync, "unsafe-no-fsync", o.UnsafeNoFsync, "Run the embedded etcd without fsync. Faster, but writes acknowledged before a crash can be lost. For tests only.")
+
+	fs = fss.FlagSet("metrics and nodes")
+	fs.StringVar(&o.Metrics, "metrics", o.Metrics, "How to run the metrics aggregated API server: child (a supervised child process), in-process (on its own listener in this process) or off.")
+	fs.DurationVar(&o.MetricResolution, "metric-resolution", o.MetricResolution, "How often the metrics server scrapes the kubelets (1s at least).")
+	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Simulated nodes to add beside the host node; each has a kubelet endpoint with synthetic usage.")
+	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, fmt.Sprintf("Controllers to run: '*' for all, 'name' to add one, '-name' to leave one out. Known: %s.", strings.Join(knownControllers, ", ")))
 
 	fs = fss.FlagSet("secure serving")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to serve HTTPS.")
@@ -121,8 +141,21 @@ func (o CompletedOptions) Validate() []error {
 	} else if p.Addr().Is4() && bits > 20 {
 		errs = append(errs, fmt.Errorf("--service-cluster-ip-range %q is too large: the largest allowed is a /12", o.ServiceClusterIPRange))
 	}
-	if o.StartTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("--start-timeout %v must be positive", o.StartTimeout))
+	switch o.Metrics {
+	case MetricsChild, MetricsInProcess, MetricsOff:
+	default:
+		errs = append(errs, fmt.Errorf("--metrics %q must be one of %s, %s, %s", o.Metrics, MetricsChild, MetricsInProcess, MetricsOff))
+	}
+	if o.MetricResolution < time.Second {
+		errs = append(errs, fmt.Errorf("--metric-resolution %v must be 1s or more", o.MetricResolution))
+	}
+	if o.Nodes < 0 {
+		errs = append(errs, fmt.Errorf("--nodes %d must not be negative", o.Nodes))
+	}
+	for _, c := range o.Controllers {
+		if name := strings.TrimPrefix(c, "-"); c != "*" && !slices.Contains(knownControllers, name) {
+			errs = append(errs, fmt.Errorf("--controllers: unknown controller %q (known: %s)", name, strings.Join(knownControllers, ", ")))
+		}
 	}
 	if o.StartTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--start-timeout %v must be positive", o.StartTimeout))
@@ -136,4 +169,36 @@ func (o CompletedOptions) Validate() []error {
 		errs = append(errs, fmt.Errorf("--data-dir %q exists and is not a directory", o.DataDir))
 	}
 	return errs
+}
+
+// How the metrics server runs (--metrics).
+const (
+	MetricsChild     = "child"
+	MetricsInProcess = "in-process"
+	MetricsOff       = "off"
+)
+
+// The controllers the chain runs (--controllers); all on by default.
+const (
+	ControllerSimulatedKubelet = "simulated-kubelet"
+	ControllerScheduler        = "scheduler"
+)
+
+var knownControllers = []string{ControllerScheduler, ControllerSimulatedKubelet}
+
+// ControllerEnabled reports whether --controllers turns name on, as kube-controller-manager's
+// IsControllerEnabled reads its --controllers: an explicit name or -name wins, then "*".
+func (o CompletedOptions) ControllerEnabled(name string) bool {
+	star := false
+	for _, c := range o.Controllers {
+		switch c {
+		case name:
+			return true
+		case "-" + name:
+			return false
+		case "*":
+			star = true
+		}
+	}
+	return star
 }

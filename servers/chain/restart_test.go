@@ -21,8 +21,8 @@ import (
 func TestRestartKeepsObjectsAndPKI(t *testing.T) {
 	dir := t.TempDir()
 	start := func() *chain.Chain {
-		o := chain.NewOptions()
-		o.DataDir, o.SecurePort = dir, 0 // fsync on: this is about durability
+		o := testchain.NewOptions(dir)
+		o.UnsafeNoFsync = false // this is about durability
 		c, err := testchain.StartWith(o, io.Discard)
 		if err != nil {
 			t.Fatal(err)

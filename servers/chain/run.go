@@ -119,6 +119,11 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 		closeEtcd()
 		return fail(err)
 	}
+	if err := addControllers(head.GenericAPIServer, o, files); err != nil {
+		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
+		closeEtcd()
+		return fail(err)
+	}
 	prepared, err := head.PrepareRun()
 	if err != nil {
 		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
@@ -167,6 +172,11 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 		return nil, err
 	}
 	p.printf("ready: /readyz ok")
+	if err := startMetrics(ctx, o, files, url, p); err != nil {
+		cancel()
+		<-c.done
+		return nil, fmt.Errorf("starting the metrics server: %w", err)
+	}
 	return c, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apichain/apichain/internal/etcd"
 	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
 )
 
@@ -21,8 +22,7 @@ func TestNotFoundIs503UntilReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer member.Close()
-	o := chain.NewOptions()
-	o.DataDir, o.SecurePort = dir, 0
+	o := testchain.NewOptions(dir)
 	completed, err := o.Complete()
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,303 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"runtime"
+	"strings"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
+)
+
+const (
+	// MetricsPathAnnotation tells the metrics server where a node's kubelet serves its resource
+	// metrics, when not at /metrics/resource.
+	MetricsPathAnnotation = "metrics.k8s.io/resource-metrics-path"
+	// ControlPlaneLabel marks the host node, as kubeadm marks the node it runs on.
+	ControlPlaneLabel = "node-role.kubernetes.io/control-plane"
+
+	// FieldManager is the name the simulator's writes carry in managedFields, a kubelet's.
+	FieldManager = "kubelet"
+
+	leaseDurationSeconds = 40 // the kubelet's nodeLeaseDurationSeconds
+	maxPods              = 110
+	// evictionHard is the kubelet's default memory.available eviction threshold, which it
+	// subtracts from capacity to give allocatable.
+	evictionHard = 100 << 20
+)
+
+var asKubelet = metav1.UpdateOptions{FieldManager: FieldManager}
+
+// node is one simulated kubelet's node.
+type node struct {
+	name  string
+	index int // pods get addresses from 10.244.<index>.0/24
+	host  bool
+	pods  *ipPool
+	// bootID changes on every Run, as it does when a machine reboots.
+	bootID string
+
+	// Only the node worker touches these.
+	registered bool                  // registered, or found and reconciled, in this Run
+	lease      *coordinationv1.Lease // as last written
+}
+
+func newNode(name string, index int, host bool) *node {
+	cidr := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(index), 0}), 24)
+	return &node{name: name, index: index, host: host, pods: newIPPool(cidr), bootID: string(uuid.NewUUID())}
+}
+
+// metricsPath is where the endpoint serves this node's resource metrics.
+func (n *node) metricsPath() string {
+	if n.host {
+		return "/metrics/resource"
+	}
+	return "/nodes/" + n.name + "/metrics/resource"
+}
+
+// syncNode registers the node, or posts its status if it is registered, and renews its Lease:
+// the kubelet's registerWithAPIServer, syncNodeStatus and lease controller, in one step. It
+// reads the node from the informer's cache, as the kubelet reads it from its own.
+func (s *Simulator) syncNode(ctx context.Context, name string, port int) error {
+	n := s.byName[name]
+	nodes := s.client.CoreV1().Nodes()
+	cached, err := s.nodeLister.Get(name)
+	if apierrors.IsNotFound(err) {
+		obj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		s.reconcileMeta(obj, n)
+		s.setStatus(obj, n, port)
+		created, err := nodes.Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
+		if err != nil {
+			return fmt.Errorf("registering node %s: %w", name, err) // AlreadyExists: the cache is behind
+		}
+		n.registered = true
+		return s.renewLease(ctx, n, created)
+	}
+	if err != nil {
+		return err
+	}
+	existing := cached.DeepCopy()
+	if !n.registered {
+		// Registered before (an earlier run, or someone else): a kubelet that finds its node
+		// already there reconciles the labels it owns, once.
+		if s.reconcileMeta(existing, n) {
+			if existing, err = nodes.Update(ctx, existing, asKubelet); err != nil {
+				return fmt.Errorf("updating node %s: %w", name, err)
+			}
+		}
+		n.registered = true
+	}
+	s.setStatus(existing, n, port)
+	if existing, err = nodes.UpdateStatus(ctx, existing, asKubelet); err != nil {
+		return fmt.Errorf("posting status of node %s: %w", name, err)
+	}
+	return s.renewLease(ctx, n, existing)
+}
+
+// reconcileMeta sets the labels, annotations and pod CIDR a node of this simulator carries, and
+// reports whether it changed anything. Labels and annotations others added stay.
+func (s *Simulator) reconcileMeta(obj *corev1.Node, n *node) bool {
+	want := map[string]string{
+		corev1.LabelHostname:      labelValue(n.name),
+		corev1.LabelOSStable:      runtime.GOOS,
+		corev1.LabelArchStable:    runtime.GOARCH,
+		"beta.kubernetes.io/os":   runtime.GOOS,
+		"beta.kubernetes.io/arch": runtime.GOARCH,
+	}
+	if n.host {
+		want[ControlPlaneLabel] = ""
+	}
+	changed := setAll(&obj.Labels, want)
+	annotations := map[string]string{"volumes.kubernetes.io/controller-managed-attach-detach": "true"}
+	if !n.host {
+		annotations[MetricsPathAnnotation] = n.metricsPath()
+	}
+	changed = setAll(&obj.Annotations, annotations) || changed
+	// What kube-controller-manager's node IPAM would assign; it may be set only once.
+	if obj.Spec.PodCIDR == "" {
+		obj.Spec.PodCIDR = n.pods.prefix.String()
+		obj.Spec.PodCIDRs = []string{obj.Spec.PodCIDR}
+		changed = true
+	}
+	return changed
+}
+
+func setAll(m *map[string]string, want map[string]string) bool {
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	changed := false
+	for k, v := range want {
+		if old, ok := (*m)[k]; !ok || old != v {
+			(*m)[k] = v
+			changed = true
+		}
+	}
+	return changed
+}
+
+// labelValue cuts a node name to what a label value may hold.
+func labelValue(s string) string {
+	if len(s) > validation.LabelValueMaxLength {
+		s = strings.TrimRight(s[:validation.LabelValueMaxLength], "-.")
+	}
+	return s
+}
+
+// Synthetic capacity of a simulated node.
+var simCapacity = corev1.ResourceList{
+	corev1.ResourceCPU:    resource.MustParse("4"),
+	corev1.ResourceMemory: resource.MustParse("16Gi"),
+	corev1.ResourcePods:   *resource.NewQuantity(maxPods, resource.DecimalSI),
+}
+
+// capacity is what the node has and what of it pods may use (kubelet nodestatus.MachineInfo:
+// no reservations, allocatable memory less the hard eviction threshold).
+func (s *Simulator) capacity(n *node) (capacity, allocatable corev1.ResourceList) {
+	capacity = simCapacity.DeepCopy()
+	if n.host {
+		capacity = corev1.ResourceList{
+			corev1.ResourceCPU:    *resource.NewMilliQuantity(int64(s.hostsys.cpus)*1000, resource.DecimalSI),
+			corev1.ResourceMemory: *resource.NewQuantity(s.hostsys.memTotal, resource.BinarySI),
+			corev1.ResourcePods:   *resource.NewQuantity(maxPods, resource.DecimalSI),
+		}
+	}
+	allocatable = capacity.DeepCopy()
+	mem := allocatable[corev1.ResourceMemory]
+	mem.Sub(*resource.NewQuantity(evictionHard, resource.BinarySI))
+	if mem.Sign() < 0 {
+		mem = resource.Quantity{}
+	}
+	allocatable[corev1.ResourceMemory] = mem
+	return capacity, allocatable
+}
+
+// setStatus writes the status a healthy kubelet posts (kubelet nodestatus setters).
+func (s *Simulator) setStatus(obj *corev1.Node, n *node, port int) {
+	now := metav1.Now().Rfc3339Copy()
+	st := &obj.Status
+	// Merged, not replaced: resources others advertise on the node (extended resources) stay.
+	capacity, allocatable := s.capacity(n)
+	merge(&st.Capacity, capacity)
+	merge(&st.Allocatable, allocatable)
+	st.Phase = "" // deprecated, no kubelet sets it
+	for _, c := range []corev1.NodeCondition{
+		{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientMemory", Message: "kubelet has sufficient memory available"},
+		{Type: corev1.NodeDiskPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasNoDiskPressure", Message: "kubelet has no disk pressure"},
+		{Type: corev1.NodePIDPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientPID", Message: "kubelet has sufficient PID available"},
+		{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status"},
+	} {
+		c.LastHeartbeatTime, c.LastTransitionTime = now, now
+		setNodeCondition(st, c)
+	}
+	hostname := n.name
+	if n.host {
+		hostname = s.hostsys.hostname
+	}
+	st.Addresses = []corev1.NodeAddress{
+		{Type: corev1.NodeInternalIP, Address: s.nodeIP.String()},
+		{Type: corev1.NodeHostName, Address: hostname},
+	}
+	st.DaemonEndpoints.KubeletEndpoint.Port = int32(port)
+	st.NodeInfo = s.nodeInfo(n)
+	st.Features = &corev1.NodeFeatures{SupplementalGroupsPolicy: ptr.To(true)}
+}
+
+func (s *Simulator) nodeInfo(n *node) corev1.NodeSystemInfo {
+	info := corev1.NodeSystemInfo{
+		MachineID:               hashHex("machine:"+n.name, 32),
+		BootID:                  n.bootID,
+		KernelVersion:           "unknown",
+		OSImage:                 "apichain simulated node",
+		ContainerRuntimeVersion: "apichain://simulated",
+		KubeletVersion:          Version,
+		OperatingSystem:         runtime.GOOS,
+		Architecture:            runtime.GOARCH,
+	}
+	info.SystemUUID = uuidFormat(info.MachineID)
+	if h := s.hostsys; h != nil {
+		// Simulated nodes run on this machine's kernel too.
+		info.KernelVersion, info.OSImage = h.kernel, h.osImage
+		if n.host {
+			info.MachineID, info.SystemUUID = h.machineID, h.systemUUID
+			if h.bootID != "" {
+				info.BootID = h.bootID
+			}
+		}
+	}
+	return info
+}
+
+// setNodeCondition replaces the condition of c's type, keeping its transition time when its
+// status did not change.
+func setNodeCondition(st *corev1.NodeStatus, c corev1.NodeCondition) {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type != c.Type {
+			continue
+		}
+		if st.Conditions[i].Status == c.Status {
+			c.LastTransitionTime = st.Conditions[i].LastTransitionTime
+		}
+		st.Conditions[i] = c
+		return
+	}
+	st.Conditions = append(st.Conditions, c)
+}
+
+func merge(dst *corev1.ResourceList, src corev1.ResourceList) {
+	if *dst == nil {
+		*dst = corev1.ResourceList{}
+	}
+	for k, v := range src {
+		(*dst)[k] = v
+	}
+}
+
+// renewLease renews the node's Lease in kube-node-lease, creating it if it is missing, owned
+// by the node so that it goes with it (kubelet pkg/kubelet/nodelease, component-helpers
+// apimachinery/lease): it updates the lease it last wrote, and reads it again only when that
+// fails.
+func (s *Simulator) renewLease(ctx context.Context, n *node, obj *corev1.Node) error {
+	leases := s.client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	owner := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: obj.Name, UID: obj.UID}}
+	if n.lease == nil {
+		lease, err := leases.Get(ctx, obj.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			lease = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: corev1.NamespaceNodeLease}}
+			lease.OwnerReferences, lease.Spec = owner, leaseSpec(obj.Name)
+			if n.lease, err = leases.Create(ctx, lease, metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+				return fmt.Errorf("creating lease of node %s: %w", obj.Name, err)
+			}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("getting lease of node %s: %w", obj.Name, err)
+		}
+		n.lease = lease
+	}
+	lease := n.lease.DeepCopy()
+	lease.OwnerReferences, lease.Spec = owner, leaseSpec(obj.Name)
+	updated, err := leases.Update(ctx, lease, asKubelet)
+	if err != nil {
+		n.lease = nil // changed or gone: read it again next time
+		return fmt.Errorf("renewing lease of node %s: %w", obj.Name, err)
+	}
+	n.lease = updated
+	return nil
+}
+
+func leaseSpec(holder string) coordinationv1.LeaseSpec {
+	return coordinationv1.LeaseSpec{
+		HolderIdentity:       ptr.To(holder),
+		LeaseDurationSeconds: ptr.To[int32](leaseDurationSeconds),
+		RenewTime:            ptr.To(metav1.NowMicro()),
+	}
+}

@@ -1,0 +1,340 @@
+// Package scheduler is a minimal kube-scheduler: it binds each pending pod that asks for the
+// default scheduler to a node that fits, the one with the fewest pods.
+//
+// It sits beside the chain, where kube-scheduler sits beside kube-apiserver: it watches pods
+// and nodes and writes only through the API, as kube-scheduler does: pods/binding to place a
+// pod, the Scheduled and FailedScheduling events, and the PodScheduled=False condition on a
+// pod it cannot place, which it tries again when nodes change or pods go away.
+//
+// What it checks is a subset of kube-scheduler's default filters (see filter); it does not
+// score beyond the pod count, preempt, or know about volumes, ports or pod affinity.
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// Name is the scheduler's name: pods with this spec.schedulerName (or none) are its to place,
+// and its events are reported by it.
+const Name = corev1.DefaultSchedulerName
+
+// fieldManager is the name its writes carry in managedFields, kube-scheduler's.
+const fieldManager = "kube-scheduler"
+
+// Scheduler places pending pods on nodes. Build it with New, start it with Run.
+type Scheduler struct {
+	client kubernetes.Interface
+
+	// set by Run
+	pods     cache.Indexer
+	nodes    corelisters.NodeLister
+	queue    workqueue.TypedRateLimitingInterface[string]
+	recorder record.EventRecorder
+
+	mu sync.Mutex
+	// assumed are pods bound but not yet seen bound in the cache: they count on their node
+	// (kube-scheduler's assumed pods), so that a burst of pods spreads.
+	assumed map[types.UID]assumedPod
+	// unschedulable are the pods that fit nowhere last time: tried again when that may change.
+	unschedulable sets.Set[string]
+}
+
+type assumedPod struct {
+	node        string
+	cpu, memory int64
+}
+
+// New returns a scheduler that uses client. It starts nothing.
+func New(client kubernetes.Interface) *Scheduler {
+	return &Scheduler{client: client, assumed: map[types.UID]assumedPod{}, unschedulable: sets.New[string]()}
+}
+
+// Run schedules pods until ctx is done. Run once per Scheduler.
+func (s *Scheduler) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	nodeFactory := informers.NewSharedInformerFactory(s.client, 0)
+	// Pods that hold, or wait for, a place on a node: finished pods do neither.
+	podFactory := informers.NewSharedInformerFactoryWithOptions(s.client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = "status.phase!=" + string(corev1.PodSucceeded) + ",status.phase!=" + string(corev1.PodFailed)
+	}))
+	nodeInformer := nodeFactory.Core().V1().Nodes()
+	podInformer := podFactory.Core().V1().Pods().Informer()
+	s.pods, s.nodes = podInformer.GetIndexer(), nodeInformer.Lister()
+	s.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "scheduler"})
+	defer s.queue.ShutDown()
+
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.client.CoreV1().Events("")})
+	defer broadcaster.Shutdown()
+	s.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Name})
+
+	if _, err := podInformer.AddEventHandler(s.podHandler()); err != nil {
+		return err
+	}
+	if _, err := nodeInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { s.retryUnschedulable() },
+		UpdateFunc: func(old, obj any) {
+			if schedulingChanged(old.(*corev1.Node), obj.(*corev1.Node)) {
+				s.retryUnschedulable()
+			}
+		},
+	}); err != nil {
+		return err
+	}
+	nodeFactory.Start(ctx.Done())
+	podFactory.Start(ctx.Done())
+	defer nodeFactory.Shutdown()
+	defer podFactory.Shutdown()
+	if !cache.WaitForCacheSync(ctx.Done(), nodeInformer.Informer().HasSynced, podInformer.HasSynced) {
+		return nil // ctx ended first
+	}
+
+	// One pod at a time, as kube-scheduler's scheduling cycle.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for s.processNext(ctx) {
+		}
+	}()
+	<-ctx.Done()
+	s.queue.ShutDown()
+	<-done
+	return nil
+}
+
+func (s *Scheduler) processNext(ctx context.Context) bool {
+	key, quit := s.queue.Get()
+	if quit {
+		return false
+	}
+	defer s.queue.Done(key)
+	if err := s.scheduleOne(ctx, key); err != nil {
+		if ctx.Err() == nil && !apierrors.IsConflict(err) {
+			utilruntime.HandleErrorWithContext(ctx, err, "scheduling failed, retrying", "pod", key)
+		}
+		s.queue.AddRateLimited(key)
+		return true
+	}
+	s.queue.Forget(key)
+	return true
+}
+
+func (s *Scheduler) podHandler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if pod := obj.(*corev1.Pod); pod.Spec.NodeName == "" {
+				s.enqueue(pod)
+			} else {
+				s.forget(pod.UID)
+			}
+		},
+		UpdateFunc: func(oldObj, obj any) {
+			old, pod := oldObj.(*corev1.Pod), obj.(*corev1.Pod)
+			switch {
+			case pod.Spec.NodeName != "":
+				s.forget(pod.UID)
+			case pod.Generation != old.Generation:
+				// Its spec changed (tolerations, scheduling gates...): look again. Status
+				// changes, our own included, change nothing here.
+				s.enqueue(pod)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			pod, ok := obj.(*corev1.Pod)
+			if d, isTombstone := obj.(cache.DeletedFinalStateUnknown); isTombstone {
+				pod, ok = d.Obj.(*corev1.Pod)
+			}
+			if !ok {
+				return
+			}
+			s.forget(pod.UID)
+			if pod.Spec.NodeName != "" {
+				s.retryUnschedulable() // its place is free
+			}
+		},
+	}
+}
+
+func (s *Scheduler) enqueue(pod *corev1.Pod) {
+	if key, err := cache.MetaNamespaceKeyFunc(pod); err == nil {
+		s.queue.Add(key)
+	}
+}
+
+func (s *Scheduler) forget(uid types.UID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.assumed, uid)
+}
+
+// retryUnschedulable queues again the pods that fit nowhere, now that something changed.
+func (s *Scheduler) retryUnschedulable() {
+	s.mu.Lock()
+	keys := s.unschedulable.UnsortedList()
+	s.unschedulable.Clear()
+	s.mu.Unlock()
+	for _, k := range keys {
+		s.queue.Add(k)
+	}
+}
+
+// schedulingChanged reports whether a node update can change where pods fit: heartbeats alone
+// cannot.
+func schedulingChanged(old, node *corev1.Node) bool {
+	ready := func(n *corev1.Node) corev1.ConditionStatus {
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				return c.Status
+			}
+		}
+		return ""
+	}
+	return old.Spec.Unschedulable != node.Spec.Unschedulable ||
+		!apiequality.Semantic.DeepEqual(old.Spec.Taints, node.Spec.Taints) ||
+		!apiequality.Semantic.DeepEqual(old.Labels, node.Labels) ||
+		!apiequality.Semantic.DeepEqual(old.Status.Allocatable, node.Status.Allocatable) ||
+		ready(old) != ready(node)
+}
+
+// scheduleOne places one pod, or says why it cannot.
+func (s *Scheduler) scheduleOne(ctx context.Context, key string) error {
+	obj, exists, err := s.pods.GetByKey(key)
+	if err != nil || !exists {
+		return err
+	}
+	pod := obj.(*corev1.Pod)
+	if pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil ||
+		(pod.Spec.SchedulerName != "" && pod.Spec.SchedulerName != Name) {
+		return nil
+	}
+	if len(pod.Spec.SchedulingGates) > 0 {
+		return s.setScheduledFalse(ctx, pod, corev1.PodReasonSchedulingGated, "Scheduling is blocked due to non-empty scheduling gates")
+	}
+
+	node, reason := s.pick(pod)
+	if node == "" {
+		s.mu.Lock()
+		s.unschedulable.Insert(key)
+		s.mu.Unlock()
+		s.recorder.Event(pod, corev1.EventTypeWarning, "FailedScheduling", reason)
+		return s.setScheduledFalse(ctx, pod, corev1.PodReasonUnschedulable, reason)
+	}
+
+	cpu, memory := requests(pod)
+	s.mu.Lock()
+	s.assumed[pod.UID] = assumedPod{node: node, cpu: cpu, memory: memory}
+	s.mu.Unlock()
+	binding := &corev1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		Target:     corev1.ObjectReference{Kind: "Node", Name: node},
+	}
+	if err := s.client.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
+		s.forget(pod.UID)
+		if apierrors.IsNotFound(err) {
+			return nil // deleted meanwhile
+		}
+		return fmt.Errorf("binding %s to %s: %w", key, node, err)
+	}
+	s.recorder.Eventf(pod, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, node)
+	return nil
+}
+
+// pick returns the fitting node with the fewest pods (by name among equals), or why none fits.
+func (s *Scheduler) pick(pod *corev1.Pod) (node, reason string) {
+	nodes, err := s.nodes.List(labels.Everything())
+	if err != nil {
+		return "", err.Error()
+	}
+	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	loads := s.loads()
+	reasons := map[string]int{}
+	best := -1
+	for _, n := range nodes {
+		load := loads[n.Name]
+		if why := filter(pod, n, load); len(why) > 0 {
+			for _, r := range why {
+				reasons[r]++
+			}
+			continue
+		}
+		if best < 0 || load.pods < loads[node].pods {
+			node, best = n.Name, load.pods
+		}
+	}
+	if node == "" {
+		return "", fitError(len(nodes), reasons)
+	}
+	return node, ""
+}
+
+// loads is what every node holds: the pods the cache shows on it, and those assumed there.
+func (s *Scheduler) loads() map[string]nodeLoad {
+	loads := map[string]nodeLoad{}
+	for _, obj := range s.pods.List() {
+		pod := obj.(*corev1.Pod)
+		if pod.Spec.NodeName == "" {
+			continue
+		}
+		cpu, memory := requests(pod)
+		l := loads[pod.Spec.NodeName]
+		loads[pod.Spec.NodeName] = nodeLoad{pods: l.pods + 1, cpu: l.cpu + cpu, memory: l.memory + memory}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.assumed {
+		l := loads[a.node]
+		loads[a.node] = nodeLoad{pods: l.pods + 1, cpu: l.cpu + a.cpu, memory: l.memory + a.memory}
+	}
+	return loads
+}
+
+// setScheduledFalse records on the pod why it waits (kube-scheduler's updatePod on failure),
+// unless it already says so.
+func (s *Scheduler) setScheduledFalse(ctx context.Context, pod *corev1.Pod, reason, message string) error {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == reason && c.Message == message {
+			return nil
+		}
+	}
+	updated := pod.DeepCopy()
+	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: message,
+		ObservedGeneration: pod.Generation, LastTransitionTime: metav1.Now()}
+	i := slices.IndexFunc(updated.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.PodScheduled })
+	switch {
+	case i < 0:
+		updated.Status.Conditions = append(updated.Status.Conditions, cond)
+	default:
+		if updated.Status.Conditions[i].Status == cond.Status {
+			cond.LastTransitionTime = updated.Status.Conditions[i].LastTransitionTime
+		}
+		updated.Status.Conditions[i] = cond
+	}
+	_, err := s.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}

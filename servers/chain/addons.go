@@ -1,0 +1,154 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/apichain/apichain/controllers/kubelet"
+	"github.com/apichain/apichain/controllers/scheduler"
+	"github.com/apichain/apichain/internal/kubeconfig"
+	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/servers/metrics"
+)
+
+// What runs beside the three servers: the simulated kubelets and scheduler (controllers/), which
+// make pods run and report usage, and the metrics server, which serves that usage through the
+// aggregator.
+
+// addControllers registers the post-start hook that starts the enabled controllers with the
+// loopback client, as kube-apiserver starts its own controllers.
+func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, files pki.Files) error {
+	kubelets, sched := o.ControllerEnabled(ControllerSimulatedKubelet), o.ControllerEnabled(ControllerScheduler)
+	if !kubelets && !sched {
+		return nil
+	}
+	var cert, key []byte
+	if kubelets {
+		var err error
+		// The kubelet endpoint's certificate comes from the chain's server CA, which the metrics
+		// server trusts for kubelets (as kubeadm's kubelet-serving signer).
+		cert, key, err = pki.IssueServingCert(files, "system:node:kubelets", pki.ServingNames{
+			DNS: []string{"localhost"}, IPs: []net.IP{net.IPv4(127, 0, 0, 1)}})
+		if err != nil {
+			return fmt.Errorf("kubelet serving certificate: %w", err)
+		}
+	}
+	return s.AddPostStartHook("start-chain-controllers", func(hc genericapiserver.PostStartHookContext) error {
+		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		if kubelets {
+			sim, err := kubelet.New(kubelet.Config{Client: client, Host: true, Nodes: o.Nodes, ServingCert: cert, ServingKey: key})
+			if err != nil {
+				return err
+			}
+			go logFailure("simulated kubelets", func() error { return sim.Run(hc) })
+		}
+		if sched {
+			go logFailure("scheduler", func() error { return scheduler.New(client).Run(hc) })
+		}
+		return nil
+	})
+}
+
+func logFailure(what string, run func() error) {
+	if err := run(); err != nil {
+		klog.ErrorS(err, "controller stopped", "controller", what)
+	}
+}
+
+// startMetrics runs the metrics server as --metrics says, against the chain at url.
+func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url string, p progress) error {
+	if o.Metrics == MetricsOff {
+		return nil
+	}
+	kubeconfigPath := filepath.Join(o.DataDir, "metrics-server.kubeconfig")
+	if err := writeMetricsKubeconfig(kubeconfigPath, url, files); err != nil {
+		return err
+	}
+	mo := metrics.NewOptions()
+	mo.Kubeconfig = kubeconfigPath
+	mo.KubeletCAFile = files.ServerCACert
+	mo.MetricResolution = o.MetricResolution
+	mo.BindAddress, mo.SecurePort = "127.0.0.1", 0
+	mo.CertDir = filepath.Join(o.DataDir, "metrics-server")
+	// As metrics-server's own manifest (components.yaml) sets it: node names need not resolve.
+	mo.KubeletPreferredAddressTypes = []string{"InternalIP", "ExternalIP", "Hostname"}
+
+	if o.Metrics == MetricsInProcess {
+		completed, err := mo.Complete()
+		if err != nil {
+			return err
+		}
+		if errs := completed.Validate(); len(errs) > 0 {
+			return errs[0]
+		}
+		cfg, err := metrics.NewConfig(completed)
+		if err != nil {
+			return fmt.Errorf("metrics server config: %w", err)
+		}
+		server, err := cfg.Complete().New()
+		if err != nil {
+			return fmt.Errorf("creating the metrics server: %w", err)
+		}
+		prepared, err := server.PrepareRun()
+		if err != nil {
+			return err
+		}
+		go logFailure("metrics server", func() error { return prepared.Run(ctx) })
+		p.printf("metrics: metrics server in-process on https://%s", server.Addr())
+		return nil
+	}
+	// The same settings, as the child's command line.
+	args := []string{"metrics-server",
+		"--kubeconfig=" + mo.Kubeconfig,
+		"--kubelet-certificate-authority=" + mo.KubeletCAFile,
+		"--metric-resolution=" + mo.MetricResolution.String(),
+		"--bind-address=" + mo.BindAddress,
+		"--secure-port=" + strconv.Itoa(mo.SecurePort),
+		"--cert-dir=" + mo.CertDir,
+		"--kubelet-preferred-address-types=" + strings.Join(mo.KubeletPreferredAddressTypes, ","),
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the chain binary for the metrics server: %w", err)
+	}
+	logPath := filepath.Join(o.DataDir, "metrics-server.log")
+	logFile, err := openLog(logPath)
+	if err != nil {
+		return err
+	}
+	c := &child{name: "metrics-server", path: self, args: args, log: logFile,
+		started: func(pid int) { klog.V(1).InfoS("metrics server started", "pid", pid) }}
+	go func() {
+		defer logFile.Close()
+		c.run(ctx)
+	}()
+	p.printf("metrics: metrics server as a child process (%s metrics-server, log in %s)", filepath.Base(self), logPath)
+	return nil
+}
+
+// writeMetricsKubeconfig gives the metrics server its own identity, system:metrics-server.
+// Until the chain has RBAC it is in system:masters; it needs to list nodes and pods, read the
+// authentication ConfigMap, create TokenReviews and SubjectAccessReviews, and register itself.
+func writeMetricsKubeconfig(path, url string, files pki.Files) error {
+	ca, err := readFile(files.ServerCACert)
+	if err != nil {
+		return err
+	}
+	certPEM, keyPEM, err := pki.IssueClientCert(files, "system:metrics-server", []string{"system:masters"})
+	if err != nil {
+		return err
+	}
+	return kubeconfig.Write(path, kubeconfig.Build(url, ca, kubeconfig.User{Name: "system:metrics-server", Cert: certPEM, Key: keyPEM}))
+}

@@ -1,0 +1,12 @@
+package openapi
+
+import (
+	"testing"
+
+	"github.com/apichain/apichain/internal/generated"
+)
+
+// TestGeneratedFileIsCurrent: a new API group without `go generate` fails here.
+func TestGeneratedFileIsCurrent(t *testing.T) {
+	generated.CheckOpenAPI(t)
+}
