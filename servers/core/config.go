@@ -9,11 +9,22 @@ package core
 import (
 	"fmt"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -58,7 +69,14 @@ type ClusterAuthenticationInfo struct {
 }
 
 // servedGroupVersions are the group versions Core serves, for storage and resource config.
-var servedGroupVersions = []schema.GroupVersion{corev1.SchemeGroupVersion, authenticationv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion, discoveryv1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion}
+var servedGroupVersions = []schema.GroupVersion{
+	corev1.SchemeGroupVersion, authenticationv1.SchemeGroupVersion, authorizationv1.SchemeGroupVersion,
+	autoscalingv2.SchemeGroupVersion, batchv1.SchemeGroupVersion, certificatesv1.SchemeGroupVersion,
+	coordinationv1.SchemeGroupVersion, discoveryv1.SchemeGroupVersion, networkingv1.SchemeGroupVersion,
+	policyv1.SchemeGroupVersion, rbacv1.SchemeGroupVersion, storagev1.SchemeGroupVersion,
+	appsv1.SchemeGroupVersion, admissionregistrationv1.SchemeGroupVersion, eventsv1.SchemeGroupVersion,
+	schedulingv1.SchemeGroupVersion,
+}
 
 // specialResourcePrefixes keep kube-apiserver's historical etcd keys
 // (pkg/kubeapiserver/default_storage_factory_builder.go), so /registry looks the same.

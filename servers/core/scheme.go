@@ -6,11 +6,22 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/apichain/apichain/servers/core/defaults"
+	"github.com/apichain/apichain/servers/core/registry/admissionregistration"
+	"github.com/apichain/apichain/servers/core/registry/apps"
 	"github.com/apichain/apichain/servers/core/registry/authentication"
 	"github.com/apichain/apichain/servers/core/registry/authorization"
+	"github.com/apichain/apichain/servers/core/registry/autoscaling"
+	"github.com/apichain/apichain/servers/core/registry/batch"
+	"github.com/apichain/apichain/servers/core/registry/certificates"
 	"github.com/apichain/apichain/servers/core/registry/coordination"
 	corereg "github.com/apichain/apichain/servers/core/registry/core"
 	"github.com/apichain/apichain/servers/core/registry/discovery"
+	"github.com/apichain/apichain/servers/core/registry/events"
+	"github.com/apichain/apichain/servers/core/registry/networking"
+	"github.com/apichain/apichain/servers/core/registry/policy"
+	"github.com/apichain/apichain/servers/core/registry/rbac"
+	"github.com/apichain/apichain/servers/core/registry/scheduling"
+	"github.com/apichain/apichain/servers/core/registry/storage"
 )
 
 // NewScheme returns the Core server's scheme: every group it serves, with kube-apiserver's
@@ -24,6 +35,17 @@ func NewScheme() (*runtime.Scheme, error) {
 		authorization.AddToScheme,
 		discovery.Group().AddToScheme,
 		coordination.Group().AddToScheme,
+		apps.Group().AddToScheme,
+		batch.Group().AddToScheme,
+		autoscaling.Group().AddToScheme,
+		policy.Group().AddToScheme,
+		rbac.Group().AddToScheme,
+		admissionregistration.Group().AddToScheme,
+		certificates.Group().AddToScheme,
+		networking.Group().AddToScheme,
+		storage.Group().AddToScheme,
+		scheduling.Group().AddToScheme,
+		events.Group().AddToScheme,
 		defaults.RegisterDefaults,
 	} {
 		if err := add(scheme); err != nil {

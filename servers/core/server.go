@@ -7,11 +7,22 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
 	"github.com/apichain/apichain/servers/core/registry"
+	"github.com/apichain/apichain/servers/core/registry/admissionregistration"
+	"github.com/apichain/apichain/servers/core/registry/apps"
 	"github.com/apichain/apichain/servers/core/registry/authentication"
 	"github.com/apichain/apichain/servers/core/registry/authorization"
+	"github.com/apichain/apichain/servers/core/registry/autoscaling"
+	"github.com/apichain/apichain/servers/core/registry/batch"
+	"github.com/apichain/apichain/servers/core/registry/certificates"
 	"github.com/apichain/apichain/servers/core/registry/coordination"
 	corereg "github.com/apichain/apichain/servers/core/registry/core"
 	"github.com/apichain/apichain/servers/core/registry/discovery"
+	"github.com/apichain/apichain/servers/core/registry/events"
+	"github.com/apichain/apichain/servers/core/registry/networking"
+	"github.com/apichain/apichain/servers/core/registry/policy"
+	"github.com/apichain/apichain/servers/core/registry/rbac"
+	"github.com/apichain/apichain/servers/core/registry/scheduling"
+	"github.com/apichain/apichain/servers/core/registry/storage"
 )
 
 // Server is the Core server.
@@ -39,13 +50,27 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		corereg.StorageProvider{ServiceIPs: ips, ServicePorts: ports},
 		authentication.StorageProvider{Authenticator: c.Generic.Authentication.Authenticator, APIAudiences: c.Generic.Authentication.APIAudiences},
 		authorization.StorageProvider{Authorizer: c.Generic.Authorization.Authorizer},
+		autoscaling.Group(),
+		batch.Group(),
+		certificates.Group(),
 		coordination.Group(),
 		discovery.Group(),
+		networking.Group(),
+		policy.Group(),
+		rbac.Group(),
+		storage.Group(),
+		apps.Group(),
+		admissionregistration.Group(),
+		events.Group(),
+		scheduling.Group(),
 	}
 	for _, p := range providers {
 		info, err := p.NewRESTStorage(c.Extra.scheme, c.Extra.codecs, optsGetter)
 		if err != nil {
 			return nil, fmt.Errorf("storage for group %q: %w", p.GroupName(), err)
+		}
+		if empty(info) {
+			continue // a group with nothing to serve yet
 		}
 		if p.GroupName() == "" {
 			err = s.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, &info)
@@ -78,4 +103,13 @@ func (s *Server) PrepareRun() PreparedServer {
 // Run serves until ctx is done.
 func (s PreparedServer) Run(ctx context.Context) error {
 	return s.runnable.RunWithContext(ctx)
+}
+
+func empty(info genericapiserver.APIGroupInfo) bool {
+	for _, m := range info.VersionedResourcesStorageMap {
+		if len(m) > 0 {
+			return false
+		}
+	}
+	return true
 }
