@@ -29,6 +29,8 @@ type Chain struct {
 	Admin *rest.Config
 	// KubeconfigPath is <data-dir>/admin.kubeconfig.
 	KubeconfigPath string
+	// PKI is the chain's certificates and keys (to issue more client certificates, say).
+	PKI pki.Files
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -132,7 +134,7 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 	}
 	p.printf("servers: aggregator → core → apiextensions → not-found")
 
-	c := &Chain{URL: url, KubeconfigPath: filepath.Join(o.DataDir, "admin.kubeconfig"), cancel: cancel, done: make(chan struct{})}
+	c := &Chain{URL: url, KubeconfigPath: filepath.Join(o.DataDir, "admin.kubeconfig"), PKI: files, cancel: cancel, done: make(chan struct{})}
 	runErr := make(chan error, 1)
 	go func() {
 		err := prepared.Run(ctx)

@@ -1,0 +1,170 @@
+package chaintest_test
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/apichain/apichain/chaintest"
+)
+
+func TestZeroValueStartsAndStopsCleanly(t *testing.T) {
+	var env chaintest.Environment
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := env.DataDir
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "default", metav1.GetOptions{}); err != nil {
+		t.Errorf("default namespace: %v", err)
+	}
+	// KubeConfig is a kubeconfig that works on its own.
+	kc, err := clientcmd.RESTConfigFromKubeConfig(env.KubeConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubernetes.NewForConfigOrDie(kc).Discovery().ServerVersion(); err != nil {
+		t.Errorf("with KubeConfig: %v", err)
+	}
+	host := env.URL()
+	if err := env.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("temp data dir %s survived Stop: %v", dir, err)
+	}
+	u, _ := url.Parse(host)
+	if c, err := net.DialTimeout("tcp", u.Host, time.Second); err == nil {
+		c.Close()
+		t.Errorf("%s still accepts connections after Stop", u.Host)
+	}
+}
+
+func TestStartStopAgainAndAgain(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for i := 0; i < 3; i++ {
+		env := &chaintest.Environment{}
+		if _, err := env.Start(); err != nil {
+			t.Fatalf("start %d: %v", i, err)
+		}
+		if err := env.Stop(); err != nil {
+			t.Fatalf("stop %d: %v", i, err)
+		}
+	}
+	// Everything the environments started has stopped (a few library goroutines that live once
+	// per process are allowed).
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return runtime.NumGoroutine() <= before+20, nil
+	})
+	if err != nil {
+		buf := make([]byte, 1<<20)
+		t.Errorf("goroutines: %d before, %d after three start/stop cycles\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestEnvironmentsInParallel(t *testing.T) {
+	for _, name := range []string{"a", "b", "c"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := &chaintest.Environment{}
+			cfg, err := env.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := env.Stop(); err != nil {
+					t.Error(err)
+				}
+			}()
+			cs := kubernetes.NewForConfigOrDie(cfg)
+			// Each environment is its own cluster: the same name in each.
+			if _, err := cs.CoreV1().ConfigMaps("default").Create(context.Background(),
+				&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "same-name"}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestCRDsAreInstalledAndServed(t *testing.T) {
+	env := &chaintest.Environment{CRDDirectoryPaths: []string{"testdata/crds"}, ErrorIfCRDPathMissing: true}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Stop()
+	if len(env.CRDs) != 1 || env.CRDs[0].Name != "widgets.example.apichain.io" {
+		t.Fatalf("CRDs = %v", env.CRDs)
+	}
+	// Served as soon as Start returns.
+	res, err := kubernetes.NewForConfigOrDie(cfg).Discovery().ServerResourcesForGroupVersion("example.apichain.io/v1")
+	if err != nil || len(res.APIResources) == 0 {
+		t.Errorf("discovery for the CRD: %v %v", err, res)
+	}
+
+	missing := &chaintest.Environment{CRDDirectoryPaths: []string{"testdata/no-such-dir"}, ErrorIfCRDPathMissing: true}
+	if _, err := missing.Start(); err == nil {
+		missing.Stop()
+		t.Error("Start with a missing CRD path succeeded")
+	}
+}
+
+func TestAddUserAndKubeConfigPath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	env := &chaintest.Environment{KubeConfigPath: path}
+	if _, err := env.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer env.Stop()
+	if b, err := os.ReadFile(path); err != nil || string(b) != string(env.KubeConfig) {
+		t.Errorf("KubeConfigPath: %v", err)
+	}
+	bob, err := env.AddUser(chaintest.User{Name: "bob", Groups: []string{"devs"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = kubernetes.NewForConfigOrDie(bob.Config()).CoreV1().Secrets("default").List(context.Background(), metav1.ListOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("bob lists secrets: %v, want Forbidden", err)
+	}
+	admin, err := env.AddUser(chaintest.User{Name: "root", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Secrets("default").List(context.Background(), metav1.ListOptions{}); err != nil {
+		t.Errorf("a system:masters user from AddUser: %v", err)
+	}
+}
+
+func BenchmarkEnvironmentStartStop(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		env := &chaintest.Environment{}
+		if _, err := env.Start(); err != nil {
+			b.Fatal(err)
+		}
+		if err := env.Stop(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
