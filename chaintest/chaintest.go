@@ -286,4 +286,3 @@ func mergeCRDs(a, b []*apiextensionsv1.CustomResourceDefinition) []*apiextension
 	}
 	return out
 }
-
