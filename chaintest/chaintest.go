@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/servers/chain"
 )
 
@@ -112,14 +113,16 @@ func (e *Environment) Start() (*rest.Config, error) {
 	o.UnsafeNoFsync = true // a test control plane, as envtest runs etcd
 	o.StartTimeout = e.ControlPlaneStartTimeout
 	o.Metrics = chain.MetricsOff
-	o.Controllers = nil
+	// What envtest users lack and expect from a cluster: namespaces that really go away. What
+	// would touch their workloads (kubelets, scheduler) runs only when asked for.
+	o.Controllers = []string{controllers.Namespace}
 	if e.Metrics {
 		o.Metrics = chain.MetricsInProcess
 		o.MetricResolution = time.Second
 	}
 	if e.Metrics || e.Nodes > 0 {
 		o.Nodes = e.Nodes
-		o.Controllers = []string{chain.ControllerSimulatedKubelet, chain.ControllerScheduler}
+		o.Controllers = append(o.Controllers, controllers.SimulatedKubelet, controllers.Scheduler)
 	}
 	completed, err := o.Complete()
 	if err != nil {

@@ -6,15 +6,18 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/klog/v2"
 
-	"github.com/apichain/apichain/controllers/kubelet"
-	"github.com/apichain/apichain/controllers/scheduler"
+	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/internal/kubeconfig"
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/servers/metrics"
@@ -27,37 +30,31 @@ import (
 // addControllers registers the post-start hook that starts the enabled controllers with the
 // loopback client, as kube-apiserver starts its own controllers.
 func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, files pki.Files) error {
-	kubelets, sched := o.ControllerEnabled(ControllerSimulatedKubelet), o.ControllerEnabled(ControllerScheduler)
-	if !kubelets && !sched {
-		return nil
-	}
-	var cert, key []byte
-	if kubelets {
+	c := &controllers.Context{Nodes: o.Nodes}
+	if o.ControllerEnabled(controllers.SimulatedKubelet) {
 		var err error
 		// The kubelet endpoint's certificate comes from the chain's server CA, which the metrics
 		// server trusts for kubelets (as kubeadm's kubelet-serving signer).
-		cert, key, err = pki.IssueServingCert(files, "system:node:kubelets", pki.ServingNames{
+		c.KubeletCert, c.KubeletKey, err = pki.IssueServingCert(files, "system:node:kubelets", pki.ServingNames{
 			DNS: []string{"localhost"}, IPs: []net.IP{net.IPv4(127, 0, 0, 1)}})
 		if err != nil {
 			return fmt.Errorf("kubelet serving certificate: %w", err)
 		}
+	}
+	if !slices.ContainsFunc(controllers.Names(), o.ControllerEnabled) {
+		return nil
 	}
 	return s.AddPostStartHook("start-chain-controllers", func(hc genericapiserver.PostStartHookContext) error {
 		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
 		if err != nil {
 			return err
 		}
-		if kubelets {
-			sim, err := kubelet.New(kubelet.Config{Client: client, Host: true, Nodes: o.Nodes, ServingCert: cert, ServingKey: key})
-			if err != nil {
-				return err
-			}
-			go logFailure("simulated kubelets", func() error { return sim.Run(hc) })
+		if c.Metadata, err = metadata.NewForConfig(hc.LoopbackClientConfig); err != nil {
+			return err
 		}
-		if sched {
-			go logFailure("scheduler", func() error { return scheduler.New(client).Run(hc) })
-		}
-		return nil
+		c.Client = client
+		c.Informers = informers.NewSharedInformerFactory(client, 10*time.Minute)
+		return controllers.Run(hc, c, o.ControllerEnabled)
 	})
 }
 

@@ -22,6 +22,8 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/logs"
 	logsapi "k8s.io/component-base/logs/api/v1"
+
+	"github.com/apichain/apichain/controllers"
 )
 
 // Options are the chain's command-line options.
@@ -80,7 +82,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.Metrics, "metrics", o.Metrics, "How to run the metrics aggregated API server: child (a supervised child process), in-process (on its own listener in this process) or off.")
 	fs.DurationVar(&o.MetricResolution, "metric-resolution", o.MetricResolution, "How often the metrics server scrapes the kubelets (1s at least).")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Simulated nodes to add beside the host node; each has a kubelet endpoint with synthetic usage.")
-	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, fmt.Sprintf("Controllers to run: '*' for all, 'name' to add one, '-name' to leave one out. Known: %s.", strings.Join(knownControllers, ", ")))
+	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, fmt.Sprintf("Controllers to run: '*' for all, 'name' to add one, '-name' to leave one out. Known: %s.", strings.Join(controllers.Names(), ", ")))
 
 	fs = fss.FlagSet("secure serving")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to serve HTTPS.")
@@ -153,8 +155,8 @@ func (o CompletedOptions) Validate() []error {
 		errs = append(errs, fmt.Errorf("--nodes %d must not be negative", o.Nodes))
 	}
 	for _, c := range o.Controllers {
-		if name := strings.TrimPrefix(c, "-"); c != "*" && !slices.Contains(knownControllers, name) {
-			errs = append(errs, fmt.Errorf("--controllers: unknown controller %q (known: %s)", name, strings.Join(knownControllers, ", ")))
+		if name := strings.TrimPrefix(c, "-"); c != "*" && !slices.Contains(controllers.Names(), name) {
+			errs = append(errs, fmt.Errorf("--controllers: unknown controller %q (known: %s)", name, strings.Join(controllers.Names(), ", ")))
 		}
 	}
 	if o.StartTimeout <= 0 {
@@ -177,14 +179,6 @@ const (
 	MetricsInProcess = "in-process"
 	MetricsOff       = "off"
 )
-
-// The controllers the chain runs (--controllers); all on by default.
-const (
-	ControllerSimulatedKubelet = "simulated-kubelet"
-	ControllerScheduler        = "scheduler"
-)
-
-var knownControllers = []string{ControllerScheduler, ControllerSimulatedKubelet}
 
 // ControllerEnabled reports whether --controllers turns name on, as kube-controller-manager's
 // IsControllerEnabled reads its --controllers: an explicit name or -name wins, then "*".

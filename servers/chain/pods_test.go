@@ -173,11 +173,19 @@ func TestNamespaceLifecycle(t *testing.T) {
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "because it is being terminated") {
 		t.Errorf("create in a terminating namespace: %v, want Forbidden", err)
 	}
-	// What the namespace controller does once the namespace is empty: /finalize, then it is gone.
+	// The namespace controller reports progress through /status: that does not delete it.
 	got, err = cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	got.Status.Conditions = []corev1.NamespaceCondition{{Type: corev1.NamespaceContentRemaining, Status: corev1.ConditionTrue, Reason: "SomeResourcesRemain", Message: "m"}}
+	if got, err = cs.CoreV1().Namespaces().UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err != nil || len(got.Status.Conditions) != 1 {
+		t.Fatalf("terminating namespace after a status update: %v %+v", err, got.Status)
+	}
+	// What the namespace controller does once the namespace is empty: /finalize, then it is gone.
 	got.Spec.Finalizers = nil
 	if _, err := cs.CoreV1().Namespaces().Finalize(ctx, got, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("finalize: %v", err)

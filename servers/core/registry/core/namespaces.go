@@ -58,6 +58,12 @@ var namespaces = &resource.Definition{
 		}
 		ns.Labels[corev1.LabelMetadataName] = ns.Name
 	},
+	// All of the namespace's storage (status and finalize too) deletes it only once the
+	// namespace controller has removed spec.finalizers.
+	ShouldDeleteDuringUpdate: func(ctx context.Context, key string, obj, existing runtime.Object) bool {
+		ns := obj.(*corev1.Namespace)
+		return len(ns.Spec.Finalizers) == 0 && genericregistry.ShouldDeleteDuringUpdate(ctx, key, obj, existing)
+	},
 	Validate:             resource.Check(validation.ValidateNamespace),
 	ValidateUpdate:       resource.CheckUpdate(validation.ValidateNamespaceUpdate),
 	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidateNamespaceStatusUpdate),
@@ -83,10 +89,6 @@ var (
 )
 
 func newNamespaceREST(s *resource.Storage) (*NamespaceREST, *resource.SubresourceREST) {
-	s.Store.ShouldDeleteDuringUpdate = func(ctx context.Context, key string, obj, existing runtime.Object) bool {
-		ns := obj.(*corev1.Namespace)
-		return len(ns.Spec.Finalizers) == 0 && genericregistry.ShouldDeleteDuringUpdate(ctx, key, obj, existing)
-	}
 	finalize := s.Subresource(
 		func(ctx context.Context, obj, old runtime.Object) {
 			obj.(*corev1.Namespace).Status = old.(*corev1.Namespace).Status
