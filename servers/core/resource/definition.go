@@ -67,6 +67,9 @@ type Definition struct {
 	AllowCreateOnUpdate bool
 	// CheckGracefulDelete decides the grace period of a delete (pods); nil means delete at once.
 	CheckGracefulDelete func(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool
+	// ShouldDeleteDuringUpdate replaces the store's rule for when an update of an object being
+	// deleted removes it (namespaces: when spec.finalizers, not metadata.finalizers, are empty).
+	ShouldDeleteDuringUpdate func(ctx context.Context, key string, obj, existing runtime.Object) bool
 	// TTLSeconds expires objects after they were last written (events: 1h, kube's --event-ttl).
 	TTLSeconds uint64
 }

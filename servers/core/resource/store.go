@@ -113,6 +113,7 @@ func NewStorage(def *Definition, gv schema.GroupVersion, scheme *runtime.Scheme,
 		ResetFieldsStrategy:       st,
 		ReturnDeletedObject:       def.CheckGracefulDelete != nil, // as pods do: the caller sees the terminating object
 		TableConvertor:            def.Table,
+		ShouldDeleteDuringUpdate:  def.ShouldDeleteDuringUpdate,
 	}
 	if store.TableConvertor == nil {
 		store.TableConvertor = rest.NewDefaultTableConvertor(store.DefaultQualifiedResource)
