@@ -80,7 +80,8 @@ func run(t *testing.T, dir, kubeconfig, command string) string {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	// TMPDIR: what the pages' commands make with mktemp goes where the test cleans up.
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "TMPDIR="+t.TempDir())
 	out, _ := cmd.CombinedOutput() // the pages show failures too
 	return strings.TrimRight(string(out), "\n")
 }
