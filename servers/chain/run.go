@@ -100,6 +100,12 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 	} else {
 		p.printf("etcd: external cluster %v", etcdServers)
 	}
+	if err := writeEtcdEndpoints(o.DataDir, etcdServers); err != nil {
+		if member != nil {
+			member.Close()
+		}
+		return fail(err)
+	}
 	closeEtcd := func() {
 		if member != nil {
 			member.Close()
