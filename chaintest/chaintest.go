@@ -115,14 +115,14 @@ func (e *Environment) Start() (*rest.Config, error) {
 	o.Metrics = chain.MetricsOff
 	// What envtest users lack and expect from a cluster: namespaces that really go away. What
 	// would touch their workloads (kubelets, scheduler) runs only when asked for.
-	o.Controllers = []string{controllers.Namespace}
+	o.Controllers = []string{controllers.Namespace, controllers.GarbageCollector, controllers.ClusterRoleAggregation, controllers.ServiceAccount, controllers.RootCACertificatePublisher}
 	if e.Metrics {
 		o.Metrics = chain.MetricsInProcess
 		o.MetricResolution = time.Second
 	}
 	if e.Metrics || e.Nodes > 0 {
 		o.Nodes = e.Nodes
-		o.Controllers = append(o.Controllers, controllers.SimulatedKubelet, controllers.Scheduler)
+		o.Controllers = append(o.Controllers, controllers.SimulatedKubelet, controllers.NodeLifecycle, controllers.Scheduler)
 	}
 	completed, err := o.Complete()
 	if err != nil {

@@ -9,17 +9,37 @@ package controllers
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
 
+	"github.com/apichain/apichain/controllers/clusterroleaggregation"
+	"github.com/apichain/apichain/controllers/deployment"
+	"github.com/apichain/apichain/controllers/garbagecollector"
+	"github.com/apichain/apichain/controllers/job"
 	"github.com/apichain/apichain/controllers/kubelet"
 	"github.com/apichain/apichain/controllers/namespace"
+	"github.com/apichain/apichain/controllers/nodelifecycle"
+	"github.com/apichain/apichain/controllers/replicaset"
+	"github.com/apichain/apichain/controllers/rootcacertpublisher"
 	"github.com/apichain/apichain/controllers/scheduler"
+	"github.com/apichain/apichain/controllers/serviceaccount"
 )
 
 // Context is what every controller is started with.
@@ -29,30 +49,65 @@ type Context struct {
 	// Informers is shared by the controllers; the manager starts it after every Start.
 	Informers informers.SharedInformerFactory
 
+	// RootCA is the CA bundle that verifies the chain's serving certificate (the chain's server
+	// CA, PEM), which the root CA publisher puts in every namespace as kube-root-ca.crt.
+	RootCA []byte
+
 	// For the simulated kubelets: how many nodes beside the host, and the endpoint's
 	// certificate (issued by the chain's server CA).
 	Nodes                   int
 	KubeletCert, KubeletKey []byte
+
+	// Set by Run before any Start, as kube-controller-manager's ControllerContext has them: a
+	// REST mapper over discovery, reset every 30 s; metadata-only informers for the resources
+	// no typed informer covers (the manager starts them with Informers); and a channel closed
+	// once both are started.
+	RESTMapper        *restmapper.DeferredDiscoveryRESTMapper
+	MetadataInformers metadatainformer.SharedInformerFactory
+	InformersStarted  chan struct{}
 }
 
 // Controller is one controller: its name for --controllers, and how it starts.
 type Controller struct {
 	Name string
+	// Requires lists the resources the controller works on: when the chain does not serve one of
+	// them, the controller is not started (its informers would never sync).
+	Requires []schema.GroupVersionResource
 	// Start starts the controller's goroutines, which stop when ctx is done.
 	Start func(ctx context.Context, c *Context) error
 }
 
 // Names of the controllers (kube-controller-manager's where it has the controller).
 const (
-	Namespace        = "namespace-controller"
-	SimulatedKubelet = "simulated-kubelet"
-	Scheduler        = "scheduler"
+	Namespace                  = "namespace-controller"
+	GarbageCollector           = "garbage-collector-controller"
+	ServiceAccount             = "serviceaccount-controller"
+	RootCACertificatePublisher = "root-ca-certificate-publisher-controller"
+	ClusterRoleAggregation     = "clusterrole-aggregation-controller"
+	Deployment                 = "deployment-controller"
+	ReplicaSet                 = "replicaset-controller"
+	Job                        = "job-controller"
+	NodeLifecycle              = "node-lifecycle-controller"
+	SimulatedKubelet           = "simulated-kubelet"
+	Scheduler                  = "scheduler"
 )
 
 // All lists every controller, in start order.
 func All() []Controller {
 	return []Controller{
 		{Name: Namespace, Start: startNamespace},
+		{Name: GarbageCollector, Start: startGarbageCollector},
+		{Name: ServiceAccount, Start: startServiceAccount},
+		{Name: RootCACertificatePublisher, Start: startRootCACertificatePublisher},
+		{Name: ClusterRoleAggregation, Start: startClusterRoleAggregation,
+			Requires: []schema.GroupVersionResource{rbacv1.SchemeGroupVersion.WithResource("clusterroles")}},
+		{Name: Deployment, Start: startDeployment,
+			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("deployments"), appsv1.SchemeGroupVersion.WithResource("replicasets")}},
+		{Name: ReplicaSet, Start: startReplicaSet,
+			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("replicasets")}},
+		{Name: Job, Start: startJob,
+			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
+		{Name: NodeLifecycle, Start: startNodeLifecycle},
 		{Name: Scheduler, Start: startScheduler},
 		{Name: SimulatedKubelet, Start: startKubelets},
 	}
@@ -69,17 +124,49 @@ func Names() []string {
 
 // Run starts the controllers that enabled chooses, then the shared informers.
 func Run(ctx context.Context, c *Context, enabled func(name string) bool) error {
+	// As kube-controller-manager's CreateControllerContext: one REST mapper over cached
+	// discovery, reset every 30 s, and the metadata informers beside the typed ones.
+	c.RESTMapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Client.Discovery()))
+	go wait.Until(c.RESTMapper.Reset, 30*time.Second, ctx.Done())
+	c.MetadataInformers = metadatainformer.NewSharedInformerFactory(c.Metadata, 0)
+	c.InformersStarted = make(chan struct{})
+
 	for _, ctrl := range All() {
 		if !enabled(ctrl.Name) {
 			continue
 		}
+		if missing := unserved(c, ctrl.Requires); len(missing) > 0 {
+			klog.InfoS("not starting controller: the chain does not serve what it works on", "controller", ctrl.Name, "resources", missing)
+			continue
+		}
 		if err := ctrl.Start(ctx, c); err != nil {
-			return err
+			return fmt.Errorf("starting %s: %w", ctrl.Name, err)
 		}
 		klog.V(1).InfoS("started controller", "controller", ctrl.Name)
 	}
 	c.Informers.Start(ctx.Done())
+	c.MetadataInformers.Start(ctx.Done())
+	close(c.InformersStarted)
 	return nil
+}
+
+// unserved returns those of resources the chain does not serve. It asks each group version
+// itself (the aggregator's merged discovery may not list a local group yet this early); when it
+// cannot tell, it assumes the resource is served.
+func unserved(c *Context, resources []schema.GroupVersionResource) []string {
+	var missing []string
+	for _, r := range resources {
+		list, err := c.Client.Discovery().ServerResourcesForGroupVersion(r.GroupVersion().String())
+		switch {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, r.String())
+		case err != nil:
+			klog.ErrorS(err, "discovery failed, assuming the resource is served", "resource", r)
+		case !slices.ContainsFunc(list.APIResources, func(a metav1.APIResource) bool { return a.Name == r.Resource }):
+			missing = append(missing, r.String())
+		}
+	}
+	return missing
 }
 
 func startNamespace(ctx context.Context, c *Context) error {
@@ -87,6 +174,90 @@ func startNamespace(ctx context.Context, c *Context) error {
 		c.Client.Discovery().ServerPreferredNamespacedResources,
 		c.Informers.Core().V1().Namespaces(), 5*time.Minute, corev1.FinalizerKubernetes)
 	go nc.Run(ctx, 10) // kube-controller-manager's --concurrent-namespace-syncs
+	return nil
+}
+
+// gcSyncPeriod is how often the garbage collector rereads discovery to monitor new resources
+// (CRDs) and stop monitoring removed ones. kube-controller-manager uses 30 s; the chain, whose
+// CRDs come and go with tests, 10 s.
+const gcSyncPeriod = 10 * time.Second
+
+func startGarbageCollector(ctx context.Context, c *Context) error {
+	// kube-controller-manager's newGarbageCollectorController, with its defaults:
+	// --concurrent-gc-syncs 20, events ignored.
+	graphBuilder := garbagecollector.NewDependencyGraphBuilder(ctx, c.Metadata, c.RESTMapper,
+		garbagecollector.DefaultIgnoredResources(),
+		garbagecollector.NewInformerFactory(c.Informers, c.MetadataInformers), c.InformersStarted)
+	gc, err := garbagecollector.NewComposedGarbageCollector(ctx, c.Client, c.Metadata, c.RESTMapper, graphBuilder)
+	if err != nil {
+		return fmt.Errorf("creating the garbage collector: %w", err)
+	}
+	go gc.Run(ctx, 20, gcSyncPeriod)
+	go gc.Sync(ctx, c.Client.Discovery(), gcSyncPeriod)
+	return nil
+}
+
+func startServiceAccount(ctx context.Context, c *Context) error {
+	sac, err := serviceaccount.NewServiceAccountsController(klog.FromContext(ctx),
+		c.Informers.Core().V1().ServiceAccounts(), c.Informers.Core().V1().Namespaces(),
+		c.Client, serviceaccount.DefaultServiceAccountsControllerOptions())
+	if err != nil {
+		return err
+	}
+	go sac.Run(ctx, 1)
+	return nil
+}
+
+func startRootCACertificatePublisher(ctx context.Context, c *Context) error {
+	if len(c.RootCA) == 0 {
+		return fmt.Errorf("no root CA to publish")
+	}
+	p, err := rootcacertpublisher.NewPublisher(c.Informers.Core().V1().ConfigMaps(), c.Informers.Core().V1().Namespaces(), c.Client, c.RootCA)
+	if err != nil {
+		return err
+	}
+	go p.Run(ctx, 1)
+	return nil
+}
+
+func startClusterRoleAggregation(ctx context.Context, c *Context) error {
+	crac := clusterroleaggregation.NewClusterRoleAggregation(c.Informers.Rbac().V1().ClusterRoles(), c.Client.RbacV1())
+	go crac.Run(ctx, 5)
+	return nil
+}
+
+func startDeployment(ctx context.Context, c *Context) error {
+	dc, err := deployment.NewDeploymentController(ctx, c.Informers.Apps().V1().Deployments(),
+		c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods(), c.Client)
+	if err != nil {
+		return err
+	}
+	go dc.Run(ctx, 5) // --concurrent-deployment-syncs
+	return nil
+}
+
+func startReplicaSet(ctx context.Context, c *Context) error {
+	rsc := replicaset.NewReplicaSetController(ctx, c.Informers.Apps().V1().ReplicaSets(),
+		c.Informers.Core().V1().Pods(), c.Client, replicaset.BurstReplicas)
+	go rsc.Run(ctx, 5) // --concurrent-replicaset-syncs
+	return nil
+}
+
+func startJob(ctx context.Context, c *Context) error {
+	jc, err := job.NewController(ctx, c.Client, c.Informers.Core().V1().Pods(), c.Informers.Batch().V1().Jobs())
+	if err != nil {
+		return err
+	}
+	go jc.Run(ctx, 5) // --concurrent-job-syncs
+	return nil
+}
+
+func startNodeLifecycle(ctx context.Context, c *Context) error {
+	nlc, err := nodelifecycle.New(c.Client, c.Informers.Core().V1().Nodes())
+	if err != nil {
+		return err
+	}
+	go nlc.Run(ctx, 1)
 	return nil
 }
 

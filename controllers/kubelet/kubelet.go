@@ -9,7 +9,10 @@
 //
 // Like a kubelet, for each of its nodes it registers the Node, posts its status and renews its
 // Lease every 10 s, turns the pods bound to it into Running pods (pods/status), finishes their
-// graceful deletion, and serves /metrics/resource on one listener for all of them.
+// graceful deletion, and serves /metrics/resource on one listener for all of them. Containers run
+// until their pod is deleted, except in pods that ask to finish (restartPolicy Never or OnFailure
+// with the annotations apichain.io/run-seconds and apichain.io/exit-code, see finish.go): they exit
+// after that many seconds with that code, and the pod becomes Succeeded or Failed.
 package kubelet
 
 import (

@@ -65,6 +65,11 @@ func (s *Simulator) syncPod(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	if plan, ok := planOf(pod); ok { // a pod that finishes (finish.go)
+		if next := exitContainers(pod, status, plan, metav1.Now().Rfc3339Copy()); next > 0 {
+			s.podQueue.AddAfter(key, next)
+		}
+	}
 	if apiequality.Semantic.DeepEqual(*status, pod.Status) {
 		return nil
 	}

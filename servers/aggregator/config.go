@@ -63,7 +63,7 @@ func NewConfig(shared server.Config, sharedInformers informers.SharedInformerFac
 			ProxyClientKeyFile:  extra.ProxyClientKeyFile,
 			ServiceResolver:     extra.ServiceResolver,
 			// Only its DialContext is used: for the proxy and the availability checks.
-			ProxyTransport: &http.Transport{DialContext: dialLocalhost},
+			ProxyTransport: &http.Transport{DialContext: DialLocalhost},
 		},
 	}}, nil
 }

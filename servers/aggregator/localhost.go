@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// dialLocalhost is the aggregator's dialer towards aggregated API servers. It dials like any
+// DialLocalhost is the aggregator's dialer towards aggregated API servers (and the admission
+// webhooks' towards their Services, servers/chain/admission). It dials like any
 // dialer, except that names under .localhost go to the loopback interface, as RFC 6761 §6.3 asks
 // (systemd-resolved, curl and browsers do the same; Go's resolver does not).
 //
@@ -15,7 +16,7 @@ import (
 // and EndpointSlice validation (like kube-apiserver's) rejects loopback IPs. A metrics server
 // on this machine's loopback therefore registers an FQDN endpoint, metrics-server.localhost,
 // which this dialer takes to 127.0.0.1. Servers elsewhere register real IPs and are dialed as is.
-func dialLocalhost(ctx context.Context, network, addr string) (net.Conn, error) {
+func DialLocalhost(ctx context.Context, network, addr string) (net.Conn, error) {
 	if host, port, err := net.SplitHostPort(addr); err == nil && (host == "localhost" || strings.HasSuffix(host, ".localhost")) {
 		addr = net.JoinHostPort("127.0.0.1", port)
 	}

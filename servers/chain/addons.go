@@ -20,6 +20,7 @@ import (
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/internal/kubeconfig"
 	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/internal/rbac/bootstrappolicy"
 	"github.com/apichain/apichain/servers/metrics"
 )
 
@@ -31,6 +32,14 @@ import (
 // loopback client, as kube-apiserver starts its own controllers.
 func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, files pki.Files) error {
 	c := &controllers.Context{Nodes: o.Nodes}
+	if o.ControllerEnabled(controllers.RootCACertificatePublisher) {
+		// What kube-controller-manager publishes as kube-root-ca.crt: the CA that signed the
+		// serving certificate (--root-ca-file).
+		var err error
+		if c.RootCA, err = readFile(files.ServerCACert); err != nil {
+			return fmt.Errorf("root CA for the root-ca-certificate-publisher-controller: %w", err)
+		}
+	}
 	if o.ControllerEnabled(controllers.SimulatedKubelet) {
 		var err error
 		// The kubelet endpoint's certificate comes from the chain's server CA, which the metrics
@@ -135,17 +144,20 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 	return nil
 }
 
-// writeMetricsKubeconfig gives the metrics server its own identity, system:metrics-server.
-// Until the chain has RBAC it is in system:masters; it needs to list nodes and pods, read the
-// authentication ConfigMap, create TokenReviews and SubjectAccessReviews, and register itself.
+// writeMetricsKubeconfig gives the metrics server its own identity: the user
+// system:metrics-server, in no group. What it may do comes from the bootstrap policy
+// (internal/rbac/bootstrappolicy/chain_policy.go): list and watch nodes and pods
+// (system:metrics-server), read the authentication ConfigMap (metrics-server-auth-reader),
+// create TokenReviews and SubjectAccessReviews (metrics-server:system:auth-delegator), and
+// register itself (apichain:metrics-server-registration).
 func writeMetricsKubeconfig(path, url string, files pki.Files) error {
 	ca, err := readFile(files.ServerCACert)
 	if err != nil {
 		return err
 	}
-	certPEM, keyPEM, err := pki.IssueClientCert(files, "system:metrics-server", []string{"system:masters"})
+	certPEM, keyPEM, err := pki.IssueClientCert(files, bootstrappolicy.MetricsServerUser, nil)
 	if err != nil {
 		return err
 	}
-	return kubeconfig.Write(path, kubeconfig.Build(url, ca, kubeconfig.User{Name: "system:metrics-server", Cert: certPEM, Key: keyPEM}))
+	return kubeconfig.Write(path, kubeconfig.Build(url, ca, kubeconfig.User{Name: bootstrappolicy.MetricsServerUser, Cert: certPEM, Key: keyPEM}))
 }

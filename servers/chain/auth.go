@@ -1,10 +1,7 @@
 package chain
 
 import (
-	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
@@ -13,16 +10,21 @@ import (
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
 	"k8s.io/apiserver/pkg/authentication/request/headerrequest"
 	"k8s.io/apiserver/pkg/authentication/request/union"
+	"k8s.io/apiserver/pkg/authentication/request/websocket"
 	"k8s.io/apiserver/pkg/authentication/request/x509"
+	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/authentication/user"
-	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	authorizationunion "k8s.io/apiserver/pkg/authorization/union"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/internal/rbac"
+	"github.com/apichain/apichain/internal/serviceaccount"
 	"github.com/apichain/apichain/servers/core"
 )
 
@@ -37,15 +39,28 @@ var (
 
 // authentication is how the chain knows who is calling, built as kube-apiserver's
 // pkg/kubeapiserver/authenticator/config.go builds it: request headers from the front proxy,
-// then x509 client certificates; whoever is left is anonymous.
+// x509 client certificates, then bearer tokens (--token-auth-file, then service account
+// tokens); whoever is left is anonymous.
 type authentication struct {
 	clientCA, frontProxyCA dynamiccertificates.CAContentProvider
 	requestHeader          *authenticatorfactory.RequestHeaderConfig
 	// published is what Core writes to kube-system/extension-apiserver-authentication.
 	published core.ClusterAuthenticationInfo
+
+	// tokenAuthFile is --token-auth-file, empty for none.
+	tokenAuthFile string
+	// serviceAccountKeys verify service account tokens (sa.pub, as --service-account-key-file);
+	// serviceAccountTokens signs them (sa.key, as --service-account-signing-key-file) for
+	// Core's serviceaccounts/token.
+	serviceAccountKeys   []serviceaccount.PublicKey
+	serviceAccountTokens serviceaccount.TokenGenerator
 }
 
-func newAuthentication(files pki.Files) (*authentication, error) {
+// apiAudiences are kube-apiserver's --api-audiences when only --service-account-issuer is set:
+// the issuer.
+var apiAudiences = authenticator.Audiences{serviceaccount.DefaultIssuer}
+
+func newAuthentication(o CompletedOptions, files pki.Files) (*authentication, error) {
 	clientCAPEM, err := readFile(files.ClientCACert)
 	if err != nil {
 		return nil, err
@@ -61,6 +76,18 @@ func newAuthentication(files pki.Files) (*authentication, error) {
 	frontProxyCA, err := dynamiccertificates.NewStaticCAContent("request-header", frontProxyCAPEM)
 	if err != nil {
 		return nil, fmt.Errorf("front-proxy CA: %w", err)
+	}
+	signingKey, err := serviceaccount.LoadSigningKey(files.ServiceAccountKey)
+	if err != nil {
+		return nil, fmt.Errorf("service account signing key: %w", err)
+	}
+	tokens, err := serviceaccount.JWTTokenGenerator(serviceaccount.DefaultIssuer, signingKey)
+	if err != nil {
+		return nil, fmt.Errorf("service account token generator: %w", err)
+	}
+	keys, err := serviceaccount.LoadPublicKeys(files.ServiceAccountPub)
+	if err != nil {
+		return nil, fmt.Errorf("service account public keys: %w", err)
 	}
 	allowed := []string{pki.FrontProxyClientName}
 	return &authentication{
@@ -83,10 +110,15 @@ func newAuthentication(files pki.Files) (*authentication, error) {
 			RequestHeaderGroupHeaders:        groupHeaders,
 			RequestHeaderExtraHeaderPrefixes: extraHeaderPrefixes,
 		},
+		tokenAuthFile:        o.TokenAuthFile,
+		serviceAccountKeys:   keys,
+		serviceAccountTokens: tokens,
 	}, nil
 }
 
-func (a *authentication) applyTo(c *genericapiserver.Config) error {
+// applyTo sets c's authenticator. Service account tokens are checked against the objects they
+// name through sharedInformers, falling back to client (the loopback client).
+func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface) error {
 	// Ask TLS clients for certificates signed by either CA.
 	if err := c.Authentication.ApplyClientCert(a.clientCA, c.SecureServing); err != nil {
 		return fmt.Errorf("client CA: %w", err)
@@ -94,13 +126,30 @@ func (a *authentication) applyTo(c *genericapiserver.Config) error {
 	if err := c.Authentication.ApplyClientCert(a.frontProxyCA, c.SecureServing); err != nil {
 		return fmt.Errorf("front-proxy CA: %w", err)
 	}
+	c.Authentication.APIAudiences = apiAudiences
+
+	var tokenAuthenticators []authenticator.Token
+	if a.tokenAuthFile != "" {
+		tokenAuth, err := tokenfile.NewCSV(a.tokenAuthFile)
+		if err != nil {
+			return fmt.Errorf("--token-auth-file: %w", err)
+		}
+		tokenAuthenticators = append(tokenAuthenticators, authenticator.WrapAudienceAgnosticToken(apiAudiences, tokenAuth))
+	}
+	coreInformers := sharedInformers.Core().V1()
+	getter := serviceaccount.NewGetterFromClient(client, coreInformers.Secrets().Lister(), coreInformers.ServiceAccounts().Lister(), coreInformers.Pods().Lister(), coreInformers.Nodes().Lister())
+	tokenAuthenticators = append(tokenAuthenticators, serviceaccount.JWTTokenAuthenticator(
+		[]string{serviceaccount.DefaultIssuer}, a.serviceAccountKeys, apiAudiences, serviceaccount.NewValidator(getter)))
+	tokenAuth := tokenunion.New(tokenAuthenticators...)
+
 	rh := a.requestHeader
 	authenticators := []authenticator.Request{
 		headerrequest.NewDynamicVerifyOptionsSecure(a.frontProxyCA.VerifyOptions, rh.AllowedClientNames,
 			rh.UsernameHeaders, rh.UIDHeaders, rh.GroupHeaders, rh.ExtraHeaderPrefixes),
 		x509.NewDynamic(a.clientCA.VerifyOptions, x509.CommonNameUserConversion),
 		// Bearer tokens: a token no token authenticator accepts is an error (401), never anonymous.
-		bearertoken.New(tokenunion.New()),
+		bearertoken.New(tokenAuth),
+		websocket.NewProtocolAuthenticator(tokenAuth),
 	}
 	authn := group.NewAuthenticatedGroupAdder(union.New(authenticators...))
 	c.Authentication.Authenticator = union.NewFailOnError(authn, anonymous.NewAuthenticator(nil))
@@ -109,59 +158,22 @@ func (a *authentication) applyTo(c *genericapiserver.Config) error {
 	return nil
 }
 
-// applyAuthorization allows system:masters everything; everyone what kube-apiserver's
-// system:public-info-viewer grants; authenticated users what system:discovery and
-// system:basic-user grant; and denies the rest (403 with kube-apiserver's message). RBAC will
-// take over the last three from kube-apiserver's bootstrap policy.
-func applyAuthorization(c *genericapiserver.Config) error {
+// applyAuthorization is kube-apiserver's --authorization-mode=RBAC
+// (pkg/kubeapiserver/authorizer): system:masters may do anything, then RBAC decides, reading
+// Roles and bindings through the chain's shared informers (internal/rbac). Whatever RBAC does
+// not allow is denied (403 with kube-apiserver's message). RBAC also answers
+// SelfSubjectRulesReviews, as c.RuleResolver.
+func applyAuthorization(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory) error {
+	r := sharedInformers.Rbac().V1()
+	rbacAuthorizer := rbac.NewFromListers(r.Roles().Lister(), r.RoleBindings().Lister(), r.ClusterRoles().Lister(), r.ClusterRoleBindings().Lister())
 	authz, err := authorizationunion.New(
-		authorizationunion.NamedAuthorizer{AuthorizerName: "system:masters", Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)},
-		authorizationunion.NamedAuthorizer{AuthorizerName: "bootstrap-roles", Authorizer: authorizer.AuthorizerFunc(bootstrapRoles)},
+		authorizationunion.NamedAuthorizer{AuthorizerName: "kubernetes.io/system-privileged-group", Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)},
+		authorizationunion.NamedAuthorizer{AuthorizerName: "rbac", Authorizer: rbacAuthorizer},
 	)
 	if err != nil {
 		return err
 	}
 	c.Authorization.Authorizer = authz
+	c.RuleResolver = authorizationunion.NewRuleResolvers(rbacAuthorizer)
 	return nil
-}
-
-var (
-	// system:public-info-viewer, bound to everyone.
-	publicInfoPaths = []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}
-	// system:discovery, bound to system:authenticated.
-	discoveryPaths = []string{"/livez", "/readyz", "/healthz", "/version", "/version/", "/openapi", "/openapi/*", "/api", "/api/*", "/apis", "/apis/*"}
-	// system:basic-user, bound to system:authenticated: who am I, what may I do.
-	basicUserResources = map[string]string{
-		"selfsubjectreviews":       "authentication.k8s.io",
-		"selfsubjectaccessreviews": "authorization.k8s.io",
-		"selfsubjectrulesreviews":  "authorization.k8s.io",
-	}
-)
-
-// bootstrapRoles grants what three of kube-apiserver's bootstrap ClusterRoles grant
-// (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go).
-func bootstrapRoles(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
-	authenticated := a.GetUser() != nil && slices.Contains(a.GetUser().GetGroups(), user.AllAuthenticated)
-	if !a.IsResourceRequest() {
-		if a.GetVerb() == "get" && (matchPath(publicInfoPaths, a.GetPath()) || (authenticated && matchPath(discoveryPaths, a.GetPath()))) {
-			return authorizer.DecisionAllow, "", nil
-		}
-		return authorizer.DecisionNoOpinion, "", nil
-	}
-	if authenticated && a.GetVerb() == "create" && a.GetSubresource() == "" {
-		if group, ok := basicUserResources[a.GetResource()]; ok && group == a.GetAPIGroup() {
-			return authorizer.DecisionAllow, "", nil
-		}
-	}
-	return authorizer.DecisionNoOpinion, "", nil
-}
-
-// matchPath matches RBAC nonResourceURLs: exact, or a prefix ending in "*".
-func matchPath(patterns []string, path string) bool {
-	for _, p := range patterns {
-		if p == path || (strings.HasSuffix(p, "*") && strings.HasPrefix(path, strings.TrimSuffix(p, "*"))) {
-			return true
-		}
-	}
-	return false
 }

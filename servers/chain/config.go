@@ -12,13 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
 	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericfilters "k8s.io/apiserver/pkg/server/filters"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/apiserver/pkg/util/webhook"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -26,6 +26,7 @@ import (
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/internal/version"
 	"github.com/apichain/apichain/servers/aggregator"
+	chainadmission "github.com/apichain/apichain/servers/chain/admission"
 	"github.com/apichain/apichain/servers/core"
 	"github.com/apichain/apichain/servers/extensions"
 )
@@ -81,19 +82,24 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	sharedInformers := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute,
 		informers.WithTransform(dropManagedFields))
 
-	auth, err := newAuthentication(files)
+	auth, err := newAuthentication(o, files)
 	if err != nil {
 		return nil, err
 	}
-	if err := auth.applyTo(generic); err != nil {
+	if err := auth.applyTo(generic, sharedInformers, client); err != nil {
 		return nil, err
 	}
-	if err := applyAuthorization(generic); err != nil {
+	if err := applyAuthorization(generic, sharedInformers); err != nil {
 		return nil, err
 	}
 	genericapiserver.AuthorizeClientBearerToken(generic.LoopbackClientConfig, &generic.Authentication, &generic.Authorization)
 
-	if err := applyAdmission(generic, sharedInformers, client); err != nil {
+	// One resolver of Services to addresses, for the aggregator's proxy and the admission webhooks.
+	serviceResolver, err := aggregator.NewServiceResolver(sharedInformers, generic.LoopbackClientConfig.Host)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyAdmission(generic, sharedInformers, client, serviceResolver); err != nil {
 		return nil, err
 	}
 	if err := applyOpenAPI(generic); err != nil {
@@ -102,15 +108,12 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	generic.AggregatedDiscoveryGroupManager = aggregated.NewResourceManager("apis")
 
 	etcd := etcdOptions(etcdServers)
-	serviceResolver, err := aggregator.NewServiceResolver(sharedInformers, generic.LoopbackClientConfig.Host)
-	if err != nil {
-		return nil, err
-	}
 
 	coreConfig, err := core.NewConfig(*generic, sharedInformers, *etcd, core.Extra{
 		ServiceClusterIPRange: o.ServiceClusterIPRange,
 		KubernetesServicePort: listenerPort(generic.SecureServing.Listener),
 		Authentication:        auth.published,
+		ServiceAccountTokens:  auth.serviceAccountTokens,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("core config: %w", err)
@@ -183,16 +186,21 @@ func etcdOptions(servers []string) *genericoptions.EtcdOptions {
 	return etcd
 }
 
-// applyAdmission runs kube-apiserver's generic admission plugins; for now only
-// NamespaceLifecycle (no objects in missing or terminating namespaces).
-func applyAdmission(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface) error {
-	admission := genericoptions.NewAdmissionOptions()
-	admission.RecommendedPluginOrder = []string{lifecycle.PluginName}
+// applyAdmission runs kube-apiserver's admission plugins, in its order, as far as the chain has
+// them (servers/chain/admission.OrderedPlugins): k8s.io/apiserver's NamespaceLifecycle,
+// policies and webhooks, and the chain's ports of kube's own plugins. Webhooks reach their
+// Services through serviceResolver and the aggregator's dialer (so that *.localhost endpoints
+// are dialed on loopback), as kube-apiserver wires them in pkg/controlplane/apiserver/admission.
+func applyAdmission(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface, serviceResolver webhook.ServiceResolver) error {
+	opts := genericoptions.NewAdmissionOptions()
+	chainadmission.Register(opts.Plugins)
+	opts.RecommendedPluginOrder = chainadmission.OrderedPlugins
 	dyn, err := dynamic.NewForConfig(c.LoopbackClientConfig)
 	if err != nil {
 		return err
 	}
-	if err := admission.ApplyTo(c, sharedInformers, client, dyn, utilfeature.DefaultFeatureGate, c.EffectiveVersion); err != nil {
+	initializers := chainadmission.Initializers(c, serviceResolver, &http.Transport{DialContext: aggregator.DialLocalhost})
+	if err := opts.ApplyTo(c, sharedInformers, client, dyn, utilfeature.DefaultFeatureGate, c.EffectiveVersion, initializers...); err != nil {
 		return fmt.Errorf("admission: %w", err)
 	}
 	return nil

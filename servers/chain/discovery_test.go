@@ -104,6 +104,24 @@ func TestAPIResourcesMatchKubeAPIServer(t *testing.T) {
 		"authorization.k8s.io/v1/subjectaccessreviews", "authorization.k8s.io/v1/selfsubjectaccessreviews",
 		"authorization.k8s.io/v1/localsubjectaccessreviews",
 		"apiextensions.k8s.io/v1/customresourcedefinitions", "apiregistration.k8s.io/v1/apiservices",
+		// Core speaks kube-apiserver (issue 4).
+		"apps/v1/deployments", "apps/v1/replicasets", "apps/v1/statefulsets", "apps/v1/daemonsets",
+		"apps/v1/controllerrevisions", "batch/v1/jobs", "batch/v1/cronjobs",
+		"autoscaling/v2/horizontalpodautoscalers", "v1/persistentvolumes", "v1/persistentvolumeclaims",
+		"v1/podtemplates", "v1/replicationcontrollers", "v1/limitranges", "v1/resourcequotas",
+		"events.k8s.io/v1/events", "policy/v1/poddisruptionbudgets", "scheduling.k8s.io/v1/priorityclasses",
+		"networking.k8s.io/v1/ingresses", "networking.k8s.io/v1/ingressclasses",
+		"networking.k8s.io/v1/networkpolicies", "storage.k8s.io/v1/storageclasses",
+		"rbac.authorization.k8s.io/v1/roles", "rbac.authorization.k8s.io/v1/rolebindings",
+		"rbac.authorization.k8s.io/v1/clusterroles", "rbac.authorization.k8s.io/v1/clusterrolebindings",
+		"authorization.k8s.io/v1/selfsubjectrulesreviews",
+		"admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+		"admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+		"admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+		"admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+		"admissionregistration.k8s.io/v1/mutatingadmissionpolicies",
+		"admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings",
+		"certificates.k8s.io/v1/certificatesigningrequests",
 	} {
 		if _, ok := served[key]; !ok {
 			t.Errorf("%s is not served", key)

@@ -52,6 +52,9 @@ type Options struct {
 	// UnsafeNoFsync runs the embedded etcd without fsync: faster, and acknowledged writes can be
 	// lost in a crash. For tests only.
 	UnsafeNoFsync bool
+	// TokenAuthFile is kube-apiserver's --token-auth-file: a CSV of static bearer tokens
+	// (token,user,uid,"group1,group2"), read once at start.
+	TokenAuthFile string
 
 	Logs *logs.Options
 }
@@ -87,6 +90,9 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs = fss.FlagSet("secure serving")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to serve HTTPS.")
 	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS. 0 picks a free port.")
+
+	fs = fss.FlagSet("authentication")
+	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 
 	fs = fss.FlagSet("etcd")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "Comma-separated etcd client URLs of an external cluster. Empty runs an embedded etcd in the data dir.")
@@ -157,6 +163,13 @@ func (o CompletedOptions) Validate() []error {
 	for _, c := range o.Controllers {
 		if name := strings.TrimPrefix(c, "-"); c != "*" && !slices.Contains(controllers.Names(), name) {
 			errs = append(errs, fmt.Errorf("--controllers: unknown controller %q (known: %s)", name, strings.Join(controllers.Names(), ", ")))
+		}
+	}
+	if o.TokenAuthFile != "" {
+		if st, err := os.Stat(o.TokenAuthFile); err != nil {
+			errs = append(errs, fmt.Errorf("--token-auth-file: %v", err))
+		} else if st.IsDir() {
+			errs = append(errs, fmt.Errorf("--token-auth-file %q is a directory", o.TokenAuthFile))
 		}
 	}
 	if o.StartTimeout <= 0 {

@@ -23,11 +23,8 @@ func TestDefaultsMatchKubeAPIServer(t *testing.T) {
 		// anyValue lists fields whose value depends on allocation: present, value not compared.
 		anyValue []string
 	}{
-		{file: "pod", path: "pods", input: `{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {` + c + `}}`,
-			// admission plugins kube-apiserver enables by default: DefaultTolerationSeconds and Priority
-			drop: []string{"spec.tolerations", "spec.priority", "spec.preemptionPolicy"}},
-		{file: "pod-latest-image", path: "pods", input: `{apiVersion: v1, kind: Pod, metadata: {name: p2}, spec: {containers: [{name: c, image: nginx}]}}`,
-			drop: []string{"spec.tolerations", "spec.priority", "spec.preemptionPolicy"}},
+		{file: "pod", path: "pods", input: `{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {` + c + `}}`},
+		{file: "pod-latest-image", path: "pods", input: `{apiVersion: v1, kind: Pod, metadata: {name: p2}, spec: {containers: [{name: c, image: nginx}]}}`},
 		{file: "service", path: "services", input: `{apiVersion: v1, kind: Service, metadata: {name: svc}, spec: {selector: {app: a}, ports: [{port: 80}]}}`,
 			anyValue: []string{"spec.clusterIP", "spec.clusterIPs"}},
 		{file: "service-nodeport", path: "services", input: `{apiVersion: v1, kind: Service, metadata: {name: svc2}, spec: {type: NodePort, selector: {app: a}, ports: [{port: 80}]}}`,
@@ -36,8 +33,7 @@ func TestDefaultsMatchKubeAPIServer(t *testing.T) {
 		{file: "secret", path: "secrets", input: `{apiVersion: v1, kind: Secret, metadata: {name: sec}, stringData: {a: b}}`},
 		{file: "serviceaccount", path: "serviceaccounts", input: `{apiVersion: v1, kind: ServiceAccount, metadata: {name: sa}}`},
 		{file: "namespace", path: "/api/v1/namespaces", input: `{apiVersion: v1, kind: Namespace, metadata: {name: nsx}}`},
-		{file: "node", path: "/api/v1/nodes", input: `{apiVersion: v1, kind: Node, metadata: {name: n1}}`,
-			drop: []string{"spec.taints"}}, // the TaintNodesByCondition admission plugin
+		{file: "node", path: "/api/v1/nodes", input: `{apiVersion: v1, kind: Node, metadata: {name: n1}}`},
 		{file: "endpointslice", path: "/apis/discovery.k8s.io/v1/namespaces/NS/endpointslices", input: `{apiVersion: discovery.k8s.io/v1, kind: EndpointSlice, metadata: {name: es}, addressType: IPv4, endpoints: [{addresses: [10.0.0.9]}], ports: [{port: 80}]}`},
 		{file: "event", path: "events", input: `{apiVersion: v1, kind: Event, metadata: {name: ev}, involvedObject: {kind: Pod, name: p, namespace: NS}, reason: R, message: M}`},
 		{file: "lease", path: "/apis/coordination.k8s.io/v1/namespaces/NS/leases", input: `{apiVersion: coordination.k8s.io/v1, kind: Lease, metadata: {name: l}, spec: {holderIdentity: me}}`},

@@ -119,7 +119,7 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 	}
 	completed := config.Complete()
 	url := "https://" + net.JoinHostPort(publicAddress(o.BindIP).String(), strconv.Itoa(listenerPort(config.Aggregator.GenericConfig.SecureServing.Listener)))
-	p.printf("config: one listener on %s, authentication (x509, front-proxy) and authorization at the head", url)
+	p.printf("config: one listener on %s, authentication (x509, front-proxy, tokens) and authorization (RBAC) at the head", url)
 
 	head, err := CreateServerChain(completed)
 	if err != nil {

@@ -59,11 +59,13 @@ func TestServiceClusterIPAllocation(t *testing.T) {
 		}
 	}
 
-	// A chosen address, then the same address again.
-	if s, err := svcs.Create(ctx, service("fixed", "", "10.0.0.200"), metav1.CreateOptions{}); err != nil || s.Spec.ClusterIP != "10.0.0.200" {
+	// A chosen address, then the same address again. Addresses from the low band of the range,
+	// which automatic allocation leaves for such requests, so that services other tests create
+	// in this shared chain do not take them first.
+	if s, err := svcs.Create(ctx, service("fixed", "", "10.0.0.10"), metav1.CreateOptions{}); err != nil || s.Spec.ClusterIP != "10.0.0.10" {
 		t.Fatalf("fixed clusterIP: %v", err)
 	}
-	_, err := svcs.Create(ctx, service("clash", "", "10.0.0.200"), metav1.CreateOptions{})
+	_, err := svcs.Create(ctx, service("clash", "", "10.0.0.10"), metav1.CreateOptions{})
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "provided IP is already allocated") {
 		t.Errorf("taken clusterIP: %v, want Invalid ... already allocated", err)
 	}
@@ -75,14 +77,14 @@ func TestServiceClusterIPAllocation(t *testing.T) {
 	if err := svcs.Delete(ctx, "fixed", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svcs.Create(ctx, service("again", "", "10.0.0.200"), metav1.CreateOptions{}); err != nil {
+	if _, err := svcs.Create(ctx, service("again", "", "10.0.0.10"), metav1.CreateOptions{}); err != nil {
 		t.Errorf("reusing a freed clusterIP: %v", err)
 	}
 	// A dry run allocates nothing.
-	if _, err := svcs.Create(ctx, service("dry", "", "10.0.0.201"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+	if _, err := svcs.Create(ctx, service("dry", "", "10.0.0.11"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svcs.Create(ctx, service("wet", "", "10.0.0.201"), metav1.CreateOptions{}); err != nil {
+	if _, err := svcs.Create(ctx, service("wet", "", "10.0.0.11"), metav1.CreateOptions{}); err != nil {
 		t.Errorf("address used by a dry run stayed allocated: %v", err)
 	}
 	// Headless services get no address.

@@ -32,6 +32,8 @@ import (
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	"k8s.io/client-go/informers"
+
+	"github.com/apichain/apichain/internal/serviceaccount"
 )
 
 // Config is the Core server's configuration.
@@ -52,6 +54,8 @@ type Extra struct {
 	// Authentication is published in kube-system/extension-apiserver-authentication, where
 	// aggregated API servers learn whom to trust.
 	Authentication ClusterAuthenticationInfo
+	// ServiceAccountTokens signs the tokens of serviceaccounts/token; nil leaves it out.
+	ServiceAccountTokens serviceaccount.TokenGenerator
 
 	scheme *runtime.Scheme
 	codecs serializer.CodecFactory
@@ -104,6 +108,9 @@ func NewConfig(shared genericapiserver.Config, sharedInformers informers.SharedI
 
 	factory := serverstorage.NewDefaultStorageFactory(etcd.StorageConfig, runtime.ContentTypeProtobuf, codecs,
 		serverstorage.NewDefaultResourceEncodingConfig(scheme), resources, specialResourcePrefixes)
+	// events.k8s.io Events are core Events: stored once, under /registry/events, as core/v1
+	// (pkg/kubeapiserver/default_storage_factory_builder.go).
+	factory.AddCohabitatingResources(corev1.Resource("events"), eventsv1.Resource("events"))
 	if err := etcd.ApplyWithStorageFactoryTo(factory, &generic); err != nil {
 		return nil, fmt.Errorf("core storage: %w", err)
 	}

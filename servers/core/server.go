@@ -47,9 +47,9 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 
 	// One provider per group, in kube-apiserver's order.
 	providers := []registry.StorageProvider{
-		corereg.StorageProvider{ServiceIPs: ips, ServicePorts: ports},
+		corereg.StorageProvider{ServiceIPs: ips, ServicePorts: ports, ServiceAccountTokens: corereg.ServiceAccountTokens{Generator: c.Extra.ServiceAccountTokens, APIAudiences: c.Generic.Authentication.APIAudiences}},
 		authentication.StorageProvider{Authenticator: c.Generic.Authentication.Authenticator, APIAudiences: c.Generic.Authentication.APIAudiences},
-		authorization.StorageProvider{Authorizer: c.Generic.Authorization.Authorizer},
+		authorization.StorageProvider{Authorizer: c.Generic.Authorization.Authorizer, RuleResolver: c.Generic.RuleResolver},
 		autoscaling.Group(),
 		batch.Group(),
 		certificates.Group(),
@@ -57,10 +57,10 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		discovery.Group(),
 		networking.Group(),
 		policy.Group(),
-		rbac.Group(),
+		rbac.StorageProvider{Authorizer: c.Generic.Authorization.Authorizer},
 		storage.Group(),
 		apps.Group(),
-		admissionregistration.Group(),
+		admissionregistration.Group().WithAuthorizer(c.Generic.Authorization.Authorizer, c.Generic.LoopbackClientConfig),
 		events.Group(),
 		scheduling.Group(),
 	}
@@ -86,6 +86,8 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 	s.AddPostStartHookOrDie("start-core-system-namespaces", b.systemNamespaces)
 	s.AddPostStartHookOrDie("start-core-kubernetes-service", b.kubernetesService)
 	s.AddPostStartHookOrDie("start-core-cluster-authentication-info", b.clusterAuthenticationInfo)
+	s.AddPostStartHookOrDie(rbac.PostStartHookName, rbac.EnsurePolicy)
+	s.AddPostStartHookOrDie(scheduling.PostStartHookName, scheduling.BootstrapSystemPriorityClasses)
 	return &Server{GenericAPIServer: s}, nil
 }
 

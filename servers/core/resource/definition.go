@@ -63,8 +63,32 @@ type Definition struct {
 	ValidateUpdate       func(obj, old runtime.Object) field.ErrorList
 	ValidateStatusUpdate func(obj, old runtime.Object) field.ErrorList
 
+	// PrepareForStatusUpdate, when set, replaces the generic preparation of a /status update
+	// (everything but status taken from the stored object, metadata reset as
+	// metav1.ResetObjectMetaForStatus does). The apps, batch, autoscaling and policy status
+	// strategies only take the spec from the stored object and let metadata change.
+	PrepareForStatusUpdate func(ctx context.Context, obj, old runtime.Object)
+
+	// Decorate changes every object on its way out (reads, lists, watch events, the answers to
+	// writes): what kube-apiserver's conversion from its internal type adds to the served
+	// version and storage does not keep.
+	Decorate func(obj runtime.Object)
+
+	// Scale adds the /scale subresource: an autoscaling/v1 Scale view of the replicas.
+	Scale *Scale
+
 	// AllowCreateOnUpdate lets PUT create a missing object (endpoints, events, leases...).
 	AllowCreateOnUpdate bool
+	// ConditionalUpdatesOnly rejects updates that do not name the resourceVersion they replace
+	// (a strategy whose AllowUnconditionalUpdate is false: poddisruptionbudgets).
+	ConditionalUpdatesOnly bool
+	// GarbageCollectionPolicy is what a delete does with dependents when the request does not
+	// say: rest.DeleteDependents when empty. Some v1 resources keep their historical default
+	// (replicationcontrollers and jobs orphan their pods; events do not take part).
+	GarbageCollectionPolicy rest.GarbageCollectionPolicy
+	// OrphanWarning is the warning a delete gets when it does not say what to do with dependents
+	// and the GarbageCollectionPolicy orphans them (jobs).
+	OrphanWarning string
 	// CheckGracefulDelete decides the grace period of a delete (pods); nil means delete at once.
 	CheckGracefulDelete func(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool
 	// ShouldDeleteDuringUpdate replaces the store's rule for when an update of an object being

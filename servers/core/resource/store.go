@@ -5,17 +5,21 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/names"
+	"k8s.io/apiserver/pkg/warning"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -36,6 +40,44 @@ func (r *REST) ShortNames() []string { return r.def.ShortNames }
 
 // Categories implements rest.CategoriesProvider.
 func (r *REST) Categories() []string { return r.def.Categories }
+
+// Delete implements rest.GracefulDeleter, warning as the Definition asks.
+func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	r.warnOrphaning(ctx, options)
+	return r.Store.Delete(ctx, name, deleteValidation, options)
+}
+
+// DeleteCollection implements rest.CollectionDeleter, warning as the Definition asks.
+func (r *REST) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
+	r.warnOrphaning(ctx, options)
+	return r.Store.DeleteCollection(ctx, deleteValidation, options, listOptions)
+}
+
+// warnOrphaning is the warning of kubernetes pkg/registry/batch/job/storage/storage.go.
+func (r *REST) warnOrphaning(ctx context.Context, options *metav1.DeleteOptions) {
+	//nolint:staticcheck // SA1019 OrphanDependents: backwards compatibility, as upstream
+	if r.def.OrphanWarning != "" && options != nil && options.PropagationPolicy == nil && options.OrphanDependents == nil &&
+		r.def.GarbageCollectionPolicy == rest.OrphanDependents {
+		warning.AddWarning(ctx, "", r.def.OrphanWarning)
+	}
+}
+
+// Watch implements rest.Watcher: the generic store's watch, with the Definition's Decorate
+// applied to copies of the objects the watch cache shares between watchers.
+func (r *REST) Watch(ctx context.Context, options *metainternalversion.ListOptions) (watch.Interface, error) {
+	w, err := r.Store.Watch(ctx, options)
+	if err != nil || r.def.Decorate == nil {
+		return w, err
+	}
+	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+		if shared, ok := ev.Object.(runtime.CacheableObject); ok {
+			obj := shared.GetObject() // a deep copy
+			r.def.Decorate(obj)
+			ev.Object = obj
+		}
+		return ev, true
+	}), nil
+}
 
 // SubresourceREST serves an update-only subresource such as <resource>/status: get, update and
 // patch through its own update strategy.
@@ -76,7 +118,9 @@ func (r *SubresourceREST) ConvertToTable(ctx context.Context, object runtime.Obj
 type Storage struct {
 	*REST
 	// Status is nil unless the Definition has a status subresource.
-	Status   *SubresourceREST
+	Status *SubresourceREST
+	// Scale is nil unless the Definition has a scale subresource.
+	Scale    *ScaleREST
 	strategy *strategy
 }
 
@@ -85,6 +129,9 @@ func (s *Storage) Map() map[string]rest.Storage {
 	m := map[string]rest.Storage{s.def.Resource: s.REST}
 	if s.Status != nil {
 		m[s.def.Resource+"/status"] = s.Status
+	}
+	if s.Scale != nil {
+		m[s.def.Resource+"/scale"] = s.Scale
 	}
 	return m
 }
@@ -115,6 +162,9 @@ func NewStorage(def *Definition, gv schema.GroupVersion, scheme *runtime.Scheme,
 		TableConvertor:            def.Table,
 		ShouldDeleteDuringUpdate:  def.ShouldDeleteDuringUpdate,
 	}
+	if def.Decorate != nil {
+		store.Decorator = decorator(def.Decorate)
+	}
 	if store.TableConvertor == nil {
 		store.TableConvertor = rest.NewDefaultTableConvertor(store.DefaultQualifiedResource)
 	}
@@ -127,7 +177,28 @@ func NewStorage(def *Definition, gv schema.GroupVersion, scheme *runtime.Scheme,
 		ss := &statusStrategy{strategy: st, resetFields: map[fieldpath.APIVersion]*fieldpath.Set{apiVersion: statusResetFields(def)}}
 		s.Status = s.subresource(ss)
 	}
+	if def.Scale != nil {
+		s.Scale = &ScaleREST{store: store, scale: def.Scale, gv: gv}
+	}
 	return s, nil
+}
+
+// decorator applies decorate to an object or to every item of a list. The objects of watch
+// events from the watch cache are shared by every watcher: REST.Watch decorates copies of them.
+func decorator(decorate func(runtime.Object)) func(runtime.Object) {
+	return func(obj runtime.Object) {
+		if _, shared := obj.(runtime.CacheableObject); shared {
+			return
+		}
+		if !meta.IsListType(obj) {
+			decorate(obj)
+			return
+		}
+		_ = meta.EachListItem(obj, func(item runtime.Object) error {
+			decorate(item)
+			return nil
+		})
+	}
 }
 
 // Subresource returns another update-only view of the same objects (namespaces/finalize): prepare

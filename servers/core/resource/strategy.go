@@ -78,9 +78,11 @@ func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []s
 func (s *strategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
 	return nil
 }
-func (s *strategy) Canonicalize(obj runtime.Object)                         {}
-func (s *strategy) AllowCreateOnUpdate(context.Context) bool                { return s.def.AllowCreateOnUpdate }
-func (s *strategy) AllowUnconditionalUpdate(context.Context) bool           { return true }
+func (s *strategy) Canonicalize(obj runtime.Object)          {}
+func (s *strategy) AllowCreateOnUpdate(context.Context) bool { return s.def.AllowCreateOnUpdate }
+func (s *strategy) AllowUnconditionalUpdate(context.Context) bool {
+	return !s.def.ConditionalUpdatesOnly
+}
 func (s *strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set { return s.resetFields }
 
 func (s *strategy) CheckGracefulDelete(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool {
@@ -91,8 +93,12 @@ func (s *strategy) CheckGracefulDelete(ctx context.Context, obj runtime.Object, 
 }
 
 // DefaultGarbageCollectionPolicy is kube-apiserver's for every built-in resource but the legacy
-// apps and extensions versions: dependents are deleted in the background.
+// apps and extensions versions: dependents are deleted in the background, unless the
+// Definition keeps another historical default.
 func (s *strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.GarbageCollectionPolicy {
+	if s.def.GarbageCollectionPolicy != "" {
+		return s.def.GarbageCollectionPolicy
+	}
 	return rest.DeleteDependents
 }
 
@@ -104,6 +110,10 @@ type statusStrategy struct {
 }
 
 func (s *statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	if s.def.PrepareForStatusUpdate != nil {
+		s.def.PrepareForStatusUpdate(ctx, obj, old)
+		return
+	}
 	// As kube-apiserver's status strategies do: everything but status comes from the stored
 	// object, and metadata keeps only what ResetObjectMetaForStatus lets a status writer change.
 	// Copies, taken before obj is overwritten.

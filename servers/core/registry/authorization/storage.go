@@ -1,8 +1,9 @@
 // Package authorization is the authorization.k8s.io API group of the Core server:
 // SubjectAccessReview (aggregated API servers ask the chain whether a user may do something),
-// SelfSubjectAccessReview (`kubectl auth can-i`) and LocalSubjectAccessReview, following
-// kubernetes pkg/registry/authorization. None is stored: each answers a create with the chain's
-// own authorizer.
+// SelfSubjectAccessReview (`kubectl auth can-i`), LocalSubjectAccessReview and
+// SelfSubjectRulesReview (`kubectl auth can-i --list`), following kubernetes
+// pkg/registry/authorization. None is stored: each answers a create with the chain's own
+// authorizer, or its rule resolver.
 package authorization
 
 import (
@@ -31,9 +32,11 @@ func AddToScheme(scheme *runtime.Scheme) error {
 	return resource.AddToScheme(scheme, authorizationv1.SchemeGroupVersion, authorizationv1.AddToScheme)
 }
 
-// StorageProvider builds the group with the chain's authorizer.
+// StorageProvider builds the group with the chain's authorizer and rule resolver.
 type StorageProvider struct {
 	Authorizer authorizer.UnconditionalAuthorizer
+	// RuleResolver answers SelfSubjectRulesReviews; without one they say incomplete.
+	RuleResolver authorizer.RuleResolver
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -49,6 +52,7 @@ func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serialize
 		"subjectaccessreviews":      &review{singular: "subjectaccessreview", new: func() runtime.Object { return &authorizationv1.SubjectAccessReview{} }, ask: subjectAccessReview(a)},
 		"selfsubjectaccessreviews":  &review{singular: "selfsubjectaccessreview", new: func() runtime.Object { return &authorizationv1.SelfSubjectAccessReview{} }, ask: selfSubjectAccessReview(a)},
 		"localsubjectaccessreviews": &review{singular: "localsubjectaccessreview", namespaced: true, new: func() runtime.Object { return &authorizationv1.LocalSubjectAccessReview{} }, ask: localSubjectAccessReview(a)},
+		"selfsubjectrulesreviews":   &SelfSubjectRulesReviewREST{ruleResolver: p.RuleResolver},
 	}
 	return info, nil
 }

@@ -21,7 +21,9 @@ import (
 )
 
 // definitions are the plain-storage resources of the group, each declared once.
-var definitions = []*resource.Definition{configMaps, secrets, serviceAccounts, events, endpoints, nodes, pods, services, namespaces}
+var definitions = []*resource.Definition{configMaps, secrets, serviceAccounts, events, endpoints, nodes, pods, services, namespaces,
+	persistentVolumes, persistentVolumeClaims, limitRanges, resourceQuotas,
+	podTemplates, replicationControllers}
 
 // AddToScheme registers the core/v1 types and their field selectors.
 func AddToScheme(scheme *runtime.Scheme) error {
@@ -33,6 +35,8 @@ type StorageProvider struct {
 	// Allocators hand out ClusterIPs and NodePorts; built by NewAllocators.
 	ServiceIPs   *allocator.IPRange
 	ServicePorts *allocator.PortRange
+	// ServiceAccountTokens signs the tokens of serviceaccounts/token.
+	ServiceAccountTokens ServiceAccountTokens
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -55,8 +59,12 @@ func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serialize
 	binding := &BindingREST{store: built[pods].Store}
 	m["pods/binding"] = binding
 	m["bindings"] = &LegacyBindingREST{binding: binding}
+	if m["pods/eviction"], err = newEvictionREST(built[pods], scheme, optsGetter); err != nil {
+		return info, err
+	}
 
 	(&serviceAllocator{ips: p.ServiceIPs, ports: p.ServicePorts}).install(built[services].Store)
+	addServiceAccountToken(m, p.ServiceAccountTokens, built)
 
 	return info, nil
 }

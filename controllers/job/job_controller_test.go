@@ -1,0 +1,189 @@
+package job_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/controllers"
+	"github.com/apichain/apichain/controllers/kubelet"
+	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/servers/chain"
+)
+
+// TestJobs runs Jobs to their end on the simulated kubelets, whose pods finish as their
+// annotations say, and checks the status kube's job controller reports.
+func TestJobs(t *testing.T) {
+	c := testchain.Start(t, func(o *chain.Options) {
+		o.Controllers = []string{controllers.Job, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet}
+		o.Nodes = 2
+	})
+	cs, _ := testchain.Clients(t, c)
+	if _, err := cs.Discovery().ServerResourcesForGroupVersion("batch/v1"); apierrors.IsNotFound(err) {
+		t.Skip("the chain does not serve batch/v1 yet")
+	} else if err != nil {
+		t.Fatal(err)
+	}
+
+	// Three completions, two at a time: the pods carry the tracking finalizer until they are
+	// counted, and the Job ends Complete.
+	t.Run("Complete", func(t *testing.T) {
+		job := create(t, cs, "pi", 3, 2, 0, map[string]string{kubelet.RunSecondsAnnotation: "2"})
+		poll(t, "pods with the tracking finalizer", func(ctx context.Context) (bool, error) {
+			pods := podsOf(t, cs, job)
+			return len(pods) == 2 && slices.Contains(pods[0].Finalizers, batchv1.JobTrackingFinalizer), nil
+		})
+		for _, p := range podsOf(t, cs, job) {
+			if !strings.HasPrefix(p.Name, "pi-") || p.Labels[batchv1.JobNameLabel] != "pi" || p.Labels[batchv1.ControllerUidLabel] != string(job.UID) ||
+				len(p.OwnerReferences) != 1 || p.OwnerReferences[0].UID != job.UID || !ptr.Deref(p.OwnerReferences[0].Controller, false) {
+				t.Errorf("pod %s: labels %v, ownerReferences %+v", p.Name, p.Labels, p.OwnerReferences)
+			}
+		}
+		job = waitFinished(t, cs, "pi", batchv1.JobComplete)
+		st := job.Status
+		if st.Succeeded != 3 || st.Failed != 0 || st.Active != 0 || ptr.Deref(st.Ready, -1) != 0 || ptr.Deref(st.Terminating, -1) != 0 {
+			t.Errorf("counts: succeeded %d failed %d active %d ready %v terminating %v", st.Succeeded, st.Failed, st.Active, st.Ready, st.Terminating)
+		}
+		if st.StartTime == nil || st.CompletionTime == nil || st.CompletionTime.Before(st.StartTime) {
+			t.Errorf("startTime %v completionTime %v", st.StartTime, st.CompletionTime)
+		}
+		if st.UncountedTerminatedPods == nil || len(st.UncountedTerminatedPods.Succeeded)+len(st.UncountedTerminatedPods.Failed) != 0 {
+			t.Errorf("uncountedTerminatedPods %+v", st.UncountedTerminatedPods)
+		}
+		if got := conditions(job); got != "SuccessCriteriaMet=True/CompletionsReached/Reached expected number of succeeded pods,Complete=True/CompletionsReached/Reached expected number of succeeded pods" {
+			t.Errorf("conditions %s", got)
+		}
+		pods := podsOf(t, cs, job)
+		if len(pods) != 3 {
+			t.Errorf("%d pods, want 3", len(pods))
+		}
+		for _, p := range pods {
+			if p.Status.Phase != corev1.PodSucceeded || slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer) {
+				t.Errorf("pod %s: phase %s, finalizers %v", p.Name, p.Status.Phase, p.Finalizers)
+			}
+			cs := p.Status.ContainerStatuses[0]
+			if cs.State.Terminated == nil || cs.State.Terminated.ExitCode != 0 || cs.State.Terminated.Reason != "Completed" {
+				t.Errorf("pod %s: container %+v", p.Name, cs.State)
+			}
+		}
+	})
+
+	// A pod that fails, with no retries left: the Job fails.
+	t.Run("BackoffLimitExceeded", func(t *testing.T) {
+		create(t, cs, "doomed", 1, 1, 0, map[string]string{kubelet.ExitCodeAnnotation: "3"})
+		job := waitFinished(t, cs, "doomed", batchv1.JobFailed)
+		st := job.Status
+		if st.Failed != 1 || st.Succeeded != 0 || st.Active != 0 || st.StartTime == nil || st.CompletionTime != nil {
+			t.Errorf("status %+v", st)
+		}
+		if got := conditions(job); got != "FailureTarget=True/BackoffLimitExceeded/Job has reached the specified backoff limit,Failed=True/BackoffLimitExceeded/Job has reached the specified backoff limit" {
+			t.Errorf("conditions %s", got)
+		}
+		pods := podsOf(t, cs, job)
+		if len(pods) != 1 || pods[0].Status.Phase != corev1.PodFailed || pods[0].Status.ContainerStatuses[0].State.Terminated.ExitCode != 3 {
+			t.Errorf("pods %+v", pods)
+		}
+	})
+
+	// Indexed: each index completes once, and the status says which.
+	t.Run("Indexed", func(t *testing.T) {
+		job := &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: "indexed"},
+			Spec: batchv1.JobSpec{Completions: ptr.To[int32](3), Parallelism: ptr.To[int32](3), CompletionMode: ptr.To(batchv1.IndexedCompletion),
+				Template: template(map[string]string{kubelet.RunSecondsAnnotation: "0"})},
+		}
+		if _, err := cs.BatchV1().Jobs("default").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := waitFinished(t, cs, "indexed", batchv1.JobComplete)
+		if got.Status.CompletedIndexes != "0-2" || got.Status.Succeeded != 3 {
+			t.Errorf("completedIndexes %q succeeded %d", got.Status.CompletedIndexes, got.Status.Succeeded)
+		}
+		var indexes []string
+		for _, p := range podsOf(t, cs, got) {
+			indexes = append(indexes, p.Annotations[batchv1.JobCompletionIndexAnnotation])
+		}
+		slices.Sort(indexes)
+		if fmt.Sprint(indexes) != "[0 1 2]" {
+			t.Errorf("completion indexes of the pods: %v", indexes)
+		}
+	})
+}
+
+func template(annotations map[string]string) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Annotations: annotations},
+		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "pi", Image: "perl", Command: []string{"perl", "-e", "print 3.14"}}}},
+	}
+}
+
+func create(t *testing.T, cs kubernetes.Interface, name string, completions, parallelism, backoffLimit int32, annotations map[string]string) *batchv1.Job {
+	t.Helper()
+	job, err := cs.BatchV1().Jobs("default").Create(context.Background(), &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: batchv1.JobSpec{Completions: ptr.To(completions), Parallelism: ptr.To(parallelism), BackoffLimit: ptr.To(backoffLimit),
+			Template: template(annotations)},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+func waitFinished(t *testing.T, cs kubernetes.Interface, name string, cond batchv1.JobConditionType) *batchv1.Job {
+	t.Helper()
+	var job *batchv1.Job
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		job, err = cs.BatchV1().Jobs("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range job.Status.Conditions {
+			if c.Type == cond && c.Status == corev1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("job %s never %s: %+v", name, cond, job.Status)
+	}
+	return job
+}
+
+func conditions(job *batchv1.Job) string {
+	var out []string
+	for _, c := range job.Status.Conditions {
+		out = append(out, fmt.Sprintf("%s=%s/%s/%s", c.Type, c.Status, c.Reason, c.Message))
+	}
+	return strings.Join(out, ",")
+}
+
+func podsOf(t *testing.T, cs kubernetes.Interface, job *batchv1.Job) []corev1.Pod {
+	t.Helper()
+	list, err := cs.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: batchv1.ControllerUidLabel + "=" + string(job.UID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+func poll(t *testing.T, what string, cond func(context.Context) (bool, error)) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, cond); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
