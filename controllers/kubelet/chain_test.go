@@ -28,6 +28,7 @@ import (
 	"github.com/apichain/apichain/controllers/kubelet"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
 )
@@ -64,7 +65,10 @@ func sharedCluster(t *testing.T) *cluster {
 			sharedErr = err
 			return
 		}
-		c, err := testchain.StartWith(testchain.NewOptions(dir), io.Discard)
+		o := testchain.NewOptions(dir)
+		// New nodes are tainted not-ready until the node lifecycle controller sees them Ready.
+		o.Controllers = []string{controllers.NodeLifecycle}
+		c, err := testchain.StartWith(o, io.Discard)
 		if err != nil {
 			os.RemoveAll(dir)
 			sharedErr = err

@@ -13,15 +13,18 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/servers/chain"
 )
 
-// start runs a chain (a test chain runs no controllers of its own) and a scheduler against it.
-// Its nodes are plain Node objects: nobody runs their pods, which suits a scheduler test.
+// start runs a chain with only the node lifecycle controller (which lifts the not-ready taint
+// every new node gets once it reports Ready) and a scheduler against it. Its nodes are plain
+// Node objects: nobody runs their pods, which suits a scheduler test.
 func start(t *testing.T) kubernetes.Interface {
 	t.Helper()
-	c := testchain.Start(t)
+	c := testchain.Start(t, func(o *chain.Options) { o.Controllers = []string{controllers.NodeLifecycle} })
 	client, _ := testchain.Clients(t, c)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
