@@ -45,12 +45,19 @@ type running struct {
 	out []string // stdout up to and including the export line
 }
 
-// startBinary starts the chain binary on a new data dir and waits for its export line.
-func startBinary(t *testing.T, args ...string) *running {
+// startBinary starts the chain binary on a new data dir, etcd without fsync, and waits for its
+// export line.
+func startBinary(t testing.TB, args ...string) *running {
+	t.Helper()
+	return startBinaryIn(t, t.TempDir(), append([]string{"--unsafe-no-fsync"}, args...)...)
+}
+
+// startBinaryIn starts the chain binary on data dir dir (new or reused), adding only
+// --data-dir and --secure-port 0 to args, and waits for its export line.
+func startBinaryIn(t testing.TB, dir string, args ...string) *running {
 	t.Helper()
 	bin := build(t)
-	dir := t.TempDir()
-	cmd := exec.Command(bin, append([]string{"--data-dir", dir, "--secure-port", "0", "--unsafe-no-fsync"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"--data-dir", dir, "--secure-port", "0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +101,7 @@ func startBinary(t *testing.T, args ...string) *running {
 }
 
 // stop sends SIGTERM and expects exit 0 within a minute.
-func (r *running) stop(t *testing.T) {
+func (r *running) stop(t testing.TB) {
 	t.Helper()
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/internal/testchain"
@@ -40,12 +41,16 @@ func TestTaintsFollowConditions(t *testing.T) {
 
 	setReady := func(status corev1.ConditionStatus) {
 		t.Helper()
-		n, err := nodes.Get(ctx, "worker", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, Reason: "Test", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
-		if _, err := nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		// The controller writes the node's taints meanwhile: retry on conflict, as a kubelet does.
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			n, err := nodes.Get(ctx, "worker", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, Reason: "Test", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+			_, err = nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,12 +81,15 @@ func TestTaintsFollowConditions(t *testing.T) {
 	})
 
 	setReady(corev1.ConditionTrue)
-	n, err := nodes.Get(ctx, "worker", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Spec.Unschedulable = true // kubectl cordon
-	if _, err := nodes.Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := nodes.Get(ctx, "worker", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Spec.Unschedulable = true // kubectl cordon
+		_, err = nodes.Update(ctx, n, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	waitTaints("cordoned node", func(n *corev1.Node) bool {

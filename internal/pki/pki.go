@@ -9,6 +9,11 @@
 //     servers trust, through kube-system/extension-apiserver-authentication).
 //
 // Plus the service-account signing key. Keys are ECDSA P-256: quick to generate, accepted everywhere.
+//
+// Several chain instances may share one directory (--pki-dir): Ensure holds an exclusive lock on
+// <dir>/.lock while it looks and writes, so that two instances starting at once create one set
+// of CAs, never two halves of different ones; and a serving certificate is reissued only to add
+// names, so that one instance never drops the names another one serves.
 package pki
 
 import (
@@ -26,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/util/cert"
@@ -87,6 +93,11 @@ func Ensure(f Files, names ServingNames) (created bool, err error) {
 	if err := os.MkdirAll(f.Dir, 0o700); err != nil {
 		return false, fmt.Errorf("creating pki dir: %w", err)
 	}
+	unlock, err := lock(f.Dir)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	steps := []func() (bool, error){
 		func() (bool, error) { return ensureCA(f.ServerCACert, f.ServerCAKey, "apichain-server-ca") },
 		func() (bool, error) {
@@ -115,6 +126,26 @@ func Ensure(f Files, names ServingNames) (created bool, err error) {
 		created = created || wrote
 	}
 	return created, nil
+}
+
+// lock takes an exclusive advisory lock on dir/.lock, waiting for another process (or another
+// chain in this process) that holds it. The kernel drops the lock if the holder dies.
+func lock(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the pki lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
+	}
+	return func() { f.Close() }, nil // closing the file releases the lock
 }
 
 // IssueClientCert signs a new client certificate with the client CA, for a user and groups
@@ -182,8 +213,14 @@ func ensureLeaf(certPath, keyPath, caCertPath, caKeyPath string, spec leafSpec) 
 		return false, err
 	}
 	if c, _, err := load(certPath, keyPath); err == nil {
-		if c.CheckSignatureFrom(ca) == nil && time.Until(c.NotAfter) > renewBefore && covers(c, spec) {
+		valid := c.CheckSignatureFrom(ca) == nil && time.Until(c.NotAfter) > renewBefore
+		if valid && covers(c, spec) {
 			return false, nil
+		}
+		if valid {
+			// Keep the names it has: another instance sharing this directory may serve them,
+			// and reloads this file while it runs.
+			spec = withNamesOf(c, spec)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return false, err
@@ -215,6 +252,21 @@ func covers(c *x509.Certificate, spec leafSpec) bool {
 		}
 	}
 	return true
+}
+
+// withNamesOf adds the DNS names and addresses of c to spec.
+func withNamesOf(c *x509.Certificate, spec leafSpec) leafSpec {
+	spec.dns = append(slices.Clone(spec.dns), c.DNSNames...)
+	slices.Sort(spec.dns)
+	spec.dns = slices.Compact(spec.dns)
+	ips := slices.Clone(spec.ips)
+	for _, ip := range c.IPAddresses {
+		if !slices.ContainsFunc(ips, ip.Equal) {
+			ips = append(ips, ip)
+		}
+	}
+	spec.ips = ips
+	return spec
 }
 
 func sign(spec leafSpec, key crypto.Signer, ca *x509.Certificate, caKey crypto.Signer) (*x509.Certificate, error) {
@@ -303,16 +355,26 @@ func write(certPath, keyPath string, c *x509.Certificate, key crypto.Signer) err
 
 func encodeCert(c *x509.Certificate) []byte { return pemBlock(cert.CertificateBlockType, c.Raw) }
 
-// writeFile replaces path atomically so that a crash never leaves half a key behind.
+// writeFile replaces path atomically so that a crash never leaves half a key behind, and a
+// chain reading the file (the serving certificate is reloaded while it runs) sees the old
+// file or the new one.
 func writeFile(path string, data []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, mode); err != nil { // WriteFile keeps an existing file's mode
+	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 func pemBlock(typ string, der []byte) []byte {

@@ -6,6 +6,8 @@ import (
 	"crypto/x509"
 	"net"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"k8s.io/client-go/util/cert"
@@ -116,5 +118,45 @@ func TestIssueServingCert(t *testing.T) {
 	pool, _ := cert.NewPool(f.ServerCACert)
 	if _, err := c.Verify(x509.VerifyOptions{Roots: pool, DNSName: "node-1"}); err != nil {
 		t.Errorf("serving cert does not verify for node-1 against the server CA: %v", err)
+	}
+}
+
+// TestEnsureConcurrently: instances sharing a --pki-dir start at once. They must end up with one
+// consistent set (every key matches its certificate, every leaf verifies against the CA on
+// disk), and a serving certificate that covers every instance's names.
+func TestEnsureConcurrently(t *testing.T) {
+	f := FilesIn(t.TempDir())
+	const instances = 6
+	errs := make(chan error, instances)
+	for i := range instances {
+		go func() {
+			_, err := Ensure(f, ServingNames{DNS: []string{"localhost"}, IPs: []net.IP{net.IPv4(10, 0, 0, byte(i+1))}})
+			errs <- err
+		}()
+	}
+	for range instances {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, pair := range [][2]string{{f.ServerCACert, f.ServerCAKey}, {f.ServingCert, f.ServingKey}, {f.ClientCACert, f.ClientCAKey},
+		{f.AdminCert, f.AdminKey}, {f.FrontProxyCACert, f.FrontProxyCAKey}, {f.FrontProxyClientCert, f.FrontProxyClientKey}} {
+		if _, err := tls.LoadX509KeyPair(pair[0], pair[1]); err != nil {
+			t.Errorf("%s and %s do not match: %v", pair[0], pair[1], err)
+		}
+	}
+	for _, leaf := range [][2]string{{f.ServingCert, f.ServerCACert}, {f.AdminCert, f.ClientCACert}, {f.FrontProxyClientCert, f.FrontProxyCACert}} {
+		if err := load1(t, leaf[0]).CheckSignatureFrom(load1(t, leaf[1])); err != nil {
+			t.Errorf("%s is not signed by %s: %v", leaf[0], leaf[1], err)
+		}
+	}
+	serving := load1(t, f.ServingCert)
+	for i := range instances {
+		if ip := net.IPv4(10, 0, 0, byte(i+1)); !slices.ContainsFunc(serving.IPAddresses, ip.Equal) {
+			t.Errorf("serving certificate lacks %s: %v", ip, serving.IPAddresses)
+		}
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(f.Dir, "*.tmp")); len(tmp) > 0 {
+		t.Errorf("temporary files left behind: %v", tmp)
 	}
 }

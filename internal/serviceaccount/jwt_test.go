@@ -69,7 +69,7 @@ type fixture struct {
 	secret *corev1.Secret
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -99,7 +99,7 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) token(t *testing.T, pod *corev1.Pod, secret *corev1.Secret, node *corev1.Node, seconds int64, auds ...string) string {
+func (f *fixture) token(t testing.TB, pod *corev1.Pod, secret *corev1.Secret, node *corev1.Node, seconds int64, auds ...string) string {
 	t.Helper()
 	if len(auds) == 0 {
 		auds = []string{DefaultIssuer}

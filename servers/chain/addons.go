@@ -53,17 +53,28 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 	if !slices.ContainsFunc(controllers.Names(), o.ControllerEnabled) {
 		return nil
 	}
+	// Controllers work on the whole cluster: of several instances sharing one etcd, only the
+	// leader runs them (--leader-elect).
 	return s.AddPostStartHook("start-chain-controllers", func(hc genericapiserver.PostStartHookContext) error {
 		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
 		if err != nil {
 			return err
 		}
-		if c.Metadata, err = metadata.NewForConfig(hc.LoopbackClientConfig); err != nil {
+		meta, err := metadata.NewForConfig(hc.LoopbackClientConfig)
+		if err != nil {
 			return err
 		}
-		c.Client = client
-		c.Informers = informers.NewSharedInformerFactory(client, 10*time.Minute)
-		return controllers.Run(hc, c, o.ControllerEnabled)
+		start := func(ctx context.Context) error {
+			// Fresh informers for every term of leadership: the last term's stopped with it.
+			term := *c
+			term.Client, term.Metadata = client, meta
+			term.Informers = informers.NewSharedInformerFactory(client, 10*time.Minute)
+			return controllers.Run(ctx, &term, o.ControllerEnabled)
+		}
+		if !o.LeaderElection.LeaderElect {
+			return start(hc)
+		}
+		return electLeader(hc, client, o.LeaderElection, s.APIServerID, start)
 	})
 }
 
@@ -75,12 +86,13 @@ func logFailure(what string, run func() error) {
 
 // startMetrics runs the metrics server as --metrics says, against the chain at url.
 func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url string, p progress) error {
-	if o.Metrics == MetricsOff {
-		return nil
-	}
+	// Written with --metrics=off too: it is what a metrics server on another host runs with.
 	kubeconfigPath := filepath.Join(o.DataDir, "metrics-server.kubeconfig")
 	if err := writeMetricsKubeconfig(kubeconfigPath, url, files); err != nil {
 		return err
+	}
+	if o.Metrics == MetricsOff {
+		return nil
 	}
 	mo := metrics.NewOptions()
 	mo.Kubeconfig = kubeconfigPath

@@ -55,11 +55,22 @@ type Config struct {
 func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Config, error) {
 	generic := genericapiserver.NewConfig(serializer.NewCodecFactory(metaScheme()))
 	generic.EffectiveVersion = version.Effective()
+	// Bounds every request but watches (504 Timeout after it), as kube-apiserver's
+	// --request-timeout does; graceful shutdown waits as long for in-flight requests.
+	generic.RequestTimeout = o.RequestTimeout
+	// On SIGTERM, end every watch cleanly (its response body simply ends, and clients
+	// re-watch elsewhere) and wait up to this long for them to finish. Upstream's default, 0,
+	// leaves watches open until net/http's shutdown gives up after RequestTimeout and cuts them:
+	// every graceful stop would take a minute. kube-apiserver's
+	// --shutdown-watch-termination-grace-period.
+	generic.ShutdownWatchTerminationGracePeriod = 5 * time.Second
 	// kube-apiserver treats these as long-running, exempt from the request timeout.
 	generic.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(
 		sets.NewString("watch", "proxy"), sets.NewString("attach", "exec", "proxy", "log", "portforward"))
 	label := &aggregatorLabel{}
 	generic.BuildHandlerChainFunc = func(apiHandler http.Handler, c *genericapiserver.Config) http.Handler {
+		// withBadInputAs4xx: 400 for bad input kube-apiserver answers 500 (badrequest.go).
+		apiHandler = withBadInputAs4xx(apiHandler, c.Serializer, label.remoteAPIService)
 		return genericapiserver.DefaultBuildHandlerChain(label.wrap(apiHandler), c)
 	}
 
@@ -67,7 +78,7 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	if err != nil {
 		return nil, err
 	}
-	if err := serving.ApplyTo(&generic.SecureServing, &generic.LoopbackClientConfig); err != nil {
+	if err := applySecureServing(serving, &generic.SecureServing, &generic.LoopbackClientConfig); err != nil {
 		return nil, fmt.Errorf("secure serving on %s:%d: %w", o.BindAddress, o.SecurePort, err)
 	}
 	generic.PublicAddress = publicAddress(o.BindIP)
@@ -106,8 +117,10 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 		return nil, err
 	}
 	generic.AggregatedDiscoveryGroupManager = aggregated.NewResourceManager("apis")
+	// One identity per instance, not per host as upstream's default: two instances may share a host.
+	generic.APIServerID = instanceID(o.DataDir)
 
-	etcd := etcdOptions(etcdServers)
+	etcd := etcdOptions(etcdServers, o)
 
 	coreConfig, err := core.NewConfig(*generic, sharedInformers, *etcd, core.Extra{
 		ServiceClusterIPRange: o.ServiceClusterIPRange,
@@ -155,9 +168,9 @@ func (c *Config) Complete() CompletedConfig {
 	}
 }
 
-// secureServing serves the chain's certificate on the bind address, with a loopback client for
-// the servers' own use.
-func secureServing(o CompletedOptions, files pki.Files) (*genericoptions.SecureServingOptionsWithLoopback, error) {
+// secureServing serves the chain's certificate on the bind address (applySecureServing adds the
+// loopback client for the servers' own use).
+func secureServing(o CompletedOptions, files pki.Files) (*genericoptions.SecureServingOptions, error) {
 	s := genericoptions.NewSecureServingOptions()
 	s.BindAddress = o.BindIP
 	s.BindPort = o.SecurePort
@@ -174,13 +187,18 @@ func secureServing(o CompletedOptions, files pki.Files) (*genericoptions.SecureS
 	if errs := s.Validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}
-	return s.WithLoopback(), nil
+	return s, nil
 }
 
-// etcdOptions are kube-apiserver's storage defaults: /registry, protobuf, watch cache on.
-func etcdOptions(servers []string) *genericoptions.EtcdOptions {
+// etcdOptions are kube-apiserver's storage defaults: /registry, protobuf, watch cache on; with
+// the client TLS files of --etcd-cafile, --etcd-certfile and --etcd-keyfile where kube-apiserver
+// puts them (k8s.io/apiserver pkg/server/options/etcd.go AddFlags).
+func etcdOptions(servers []string, o CompletedOptions) *genericoptions.EtcdOptions {
 	backend := storagebackend.NewDefaultConfig("/registry", nil)
 	backend.Transport.ServerList = servers
+	backend.Transport.TrustedCAFile = o.EtcdCAFile
+	backend.Transport.CertFile = o.EtcdCertFile
+	backend.Transport.KeyFile = o.EtcdKeyFile
 	etcd := genericoptions.NewEtcdOptions(backend)
 	etcd.DefaultStorageMediaType = runtime.ContentTypeProtobuf
 	return etcd

@@ -19,7 +19,11 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cliflag "k8s.io/component-base/cli/flag"
+	componentbaseconfig "k8s.io/component-base/config"
+	componentbaseoptions "k8s.io/component-base/config/options"
+	componentbasevalidation "k8s.io/component-base/config/validation"
 	"k8s.io/component-base/logs"
 	logsapi "k8s.io/component-base/logs/api/v1"
 
@@ -28,13 +32,28 @@ import (
 
 // Options are the chain's command-line options.
 type Options struct {
-	// DataDir holds the PKI, the embedded etcd's data and admin.kubeconfig.
+	// DataDir holds what belongs to this instance alone: the embedded etcd's data,
+	// admin.kubeconfig, the metrics server's files. One instance per data dir (it is locked).
 	DataDir string
+	// PKIDir holds the CAs, certificates and keys; empty means <data-dir>/pki. Several
+	// instances that serve one cluster share it (it is created under a lock if missing).
+	PKIDir string
 	// BindAddress and SecurePort are where the chain serves HTTPS. Port 0 picks a free port.
 	BindAddress string
 	SecurePort  int
 	// EtcdServers empty runs embedded etcd in the data dir; otherwise the chain uses that cluster.
 	EtcdServers []string
+	// EtcdCAFile, EtcdCertFile and EtcdKeyFile secure the connection to an external etcd
+	// cluster with TLS: the CA that verifies the members, and this client's certificate.
+	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
+	// IdentityLeaseDuration and IdentityLeaseRenewInterval tune the Lease
+	// kube-system/apiserver-<hash> by which each instance says it is alive
+	// (kube-apiserver's IdentityLeaseDurationSeconds and IdentityLeaseRenewIntervalPeriod).
+	// Expired leases of other instances are deleted after about twice the duration.
+	IdentityLeaseDuration, IdentityLeaseRenewInterval time.Duration
+	// LeaderElection makes only one instance of those sharing an etcd run the controllers, as
+	// kube-controller-manager's --leader-elect does.
+	LeaderElection componentbaseconfig.LeaderElectionConfiguration
 	// ServiceClusterIPRange is the CIDR that Service ClusterIPs are allocated from.
 	ServiceClusterIPRange string
 	// Metrics says how the metrics server runs: as a supervised child process ("child"), on its
@@ -49,6 +68,11 @@ type Options struct {
 	Controllers []string
 	// StartTimeout bounds the wait for /readyz; on expiry Start fails naming the checks that fail.
 	StartTimeout time.Duration
+	// RequestTimeout is kube-apiserver's --request-timeout: how long a request that is not a
+	// watch may take before the chain answers 504 Timeout. It bounds a request to a hung
+	// aggregated server or an unreachable etcd, and how long a graceful shutdown waits for
+	// in-flight requests.
+	RequestTimeout time.Duration
 	// UnsafeNoFsync runs the embedded etcd without fsync: faster, and acknowledged writes can be
 	// lost in a crash. For tests only.
 	UnsafeNoFsync bool
@@ -67,18 +91,37 @@ func NewOptions() *Options {
 		SecurePort:            6443,
 		ServiceClusterIPRange: "10.0.0.0/24",
 		StartTimeout:          time.Minute,
+		RequestTimeout:        time.Minute, // kube-apiserver's default
 		Metrics:               MetricsChild,
 		MetricResolution:      15 * time.Second,
 		Controllers:           []string{"*"},
-		Logs:                  logs.NewOptions(),
+		// kube-apiserver's defaults (pkg/controlplane/apiserver/server.go).
+		IdentityLeaseDuration:      time.Hour,
+		IdentityLeaseRenewInterval: 10 * time.Second,
+		// kube-controller-manager's defaults (component-base config/v1alpha1), on a lease of the
+		// chain's own: a real kube-controller-manager pointed at the chain does not compete with it.
+		LeaderElection: componentbaseconfig.LeaderElectionConfiguration{
+			LeaderElect:       true,
+			LeaseDuration:     metav1.Duration{Duration: 15 * time.Second},
+			RenewDeadline:     metav1.Duration{Duration: 10 * time.Second},
+			RetryPeriod:       metav1.Duration{Duration: 2 * time.Second},
+			ResourceLock:      "leases",
+			ResourceName:      "apichain-controller-manager",
+			ResourceNamespace: "kube-system",
+		},
+		Logs: logs.NewOptions(),
 	}
 }
 
 // AddFlags adds the options' flags, grouped as kube-apiserver groups them.
 func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs := fss.FlagSet("chain")
-	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory for the PKI, the embedded etcd data and admin.kubeconfig; created if missing and reused across restarts.")
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory of this instance: the embedded etcd data, admin.kubeconfig, the metrics server's files (and the PKI unless --pki-dir says otherwise); created if missing and reused across restarts. Only one chain may use it at a time.")
+	fs.StringVar(&o.PKIDir, "pki-dir", o.PKIDir, "Directory of the CAs, certificates and keys; default <data-dir>/pki. Instances that serve one cluster (one --etcd-servers) share it; what is missing is created, under a lock.")
+	fs.DurationVar(&o.IdentityLeaseDuration, "identity-lease-duration", o.IdentityLeaseDuration, "How long this instance's Lease kube-system/apiserver-<hash> is valid without renewal; expired leases of other instances are deleted. Whole seconds.")
+	fs.DurationVar(&o.IdentityLeaseRenewInterval, "identity-lease-renew-interval", o.IdentityLeaseRenewInterval, "How often this instance renews its identity Lease.")
 	fs.DurationVar(&o.StartTimeout, "start-timeout", o.StartTimeout, "How long to wait for the chain to become ready (/readyz) before giving up.")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "How long a request other than a watch may take before the chain answers 504 Timeout (kube-apiserver's --request-timeout).")
 	fs.BoolVar(&o.UnsafeNoFsync, "unsafe-no-fsync", o.UnsafeNoFsync, "Run the embedded etcd without fsync. Faster, but writes acknowledged before a crash can be lost. For tests only.")
 
 	fs = fss.FlagSet("metrics and nodes")
@@ -86,6 +129,8 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.DurationVar(&o.MetricResolution, "metric-resolution", o.MetricResolution, "How often the metrics server scrapes the kubelets (1s at least).")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Simulated nodes to add beside the host node; each has a kubelet endpoint with synthetic usage.")
 	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, fmt.Sprintf("Controllers to run: '*' for all, 'name' to add one, '-name' to leave one out. Known: %s.", strings.Join(controllers.Names(), ", ")))
+
+	componentbaseoptions.BindLeaderElectionFlags(&o.LeaderElection, fss.FlagSet("leader election"))
 
 	fs = fss.FlagSet("secure serving")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to serve HTTPS.")
@@ -96,6 +141,10 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 
 	fs = fss.FlagSet("etcd")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "Comma-separated etcd client URLs of an external cluster. Empty runs an embedded etcd in the data dir.")
+	// kube-apiserver's names and help texts (k8s.io/apiserver pkg/server/options/etcd.go).
+	fs.StringVar(&o.EtcdKeyFile, "etcd-keyfile", o.EtcdKeyFile, "SSL key file used to secure etcd communication.")
+	fs.StringVar(&o.EtcdCertFile, "etcd-certfile", o.EtcdCertFile, "SSL certification file used to secure etcd communication.")
+	fs.StringVar(&o.EtcdCAFile, "etcd-cafile", o.EtcdCAFile, "SSL Certificate Authority file used to secure etcd communication.")
 
 	fs = fss.FlagSet("services")
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR from which Service ClusterIPs are allocated; the first address goes to the kubernetes service.")
@@ -122,6 +171,12 @@ func (o *Options) Complete() (CompletedOptions, error) {
 		return CompletedOptions{}, fmt.Errorf("data dir %q: %w", o.DataDir, err)
 	}
 	c.DataDir = dir
+	if c.PKIDir == "" {
+		c.PKIDir = filepath.Join(dir, "pki")
+	}
+	if c.PKIDir, err = filepath.Abs(c.PKIDir); err != nil {
+		return CompletedOptions{}, fmt.Errorf("pki dir %q: %w", o.PKIDir, err)
+	}
 	c.BindIP = net.ParseIP(o.BindAddress)
 	var servers []string
 	for _, s := range o.EtcdServers {
@@ -172,6 +227,9 @@ func (o CompletedOptions) Validate() []error {
 			errs = append(errs, fmt.Errorf("--token-auth-file %q is a directory", o.TokenAuthFile))
 		}
 	}
+	if o.RequestTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--request-timeout %v must be positive", o.RequestTimeout))
+	}
 	if o.StartTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--start-timeout %v must be positive", o.StartTimeout))
 	}
@@ -180,8 +238,46 @@ func (o CompletedOptions) Validate() []error {
 			errs = append(errs, fmt.Errorf("--etcd-servers entry %q must be a URL (http://, https:// or unix://)", s))
 		}
 	}
+	errs = append(errs, o.validateEtcdTLS()...)
+	if o.IdentityLeaseDuration < time.Second || o.IdentityLeaseDuration%time.Second != 0 {
+		errs = append(errs, fmt.Errorf("--identity-lease-duration %v must be whole seconds, 1s or more", o.IdentityLeaseDuration))
+	}
+	if o.IdentityLeaseRenewInterval <= 0 || o.IdentityLeaseRenewInterval >= o.IdentityLeaseDuration {
+		errs = append(errs, fmt.Errorf("--identity-lease-renew-interval %v must be positive and shorter than --identity-lease-duration %v", o.IdentityLeaseRenewInterval, o.IdentityLeaseDuration))
+	}
+	if o.LeaderElection.LeaderElect {
+		for _, e := range componentbasevalidation.ValidateLeaderElectionConfiguration(&o.LeaderElection, nil) {
+			errs = append(errs, fmt.Errorf("--leader-elect-*: %v", e))
+		}
+		if o.LeaderElection.ResourceLock != "leases" {
+			errs = append(errs, fmt.Errorf("--leader-elect-resource-lock %q: only leases is supported", o.LeaderElection.ResourceLock))
+		}
+	}
 	if st, err := os.Stat(o.DataDir); err == nil && !st.IsDir() {
 		errs = append(errs, fmt.Errorf("--data-dir %q exists and is not a directory", o.DataDir))
+	}
+	return errs
+}
+
+// validateEtcdTLS checks the etcd client TLS files: they exist, and the certificate comes with its key.
+func (o CompletedOptions) validateEtcdTLS() []error {
+	var errs []error
+	files := map[string]string{"--etcd-cafile": o.EtcdCAFile, "--etcd-certfile": o.EtcdCertFile, "--etcd-keyfile": o.EtcdKeyFile}
+	for _, flag := range []string{"--etcd-cafile", "--etcd-certfile", "--etcd-keyfile"} {
+		if files[flag] == "" {
+			continue
+		}
+		if len(o.EtcdServers) == 0 {
+			errs = append(errs, fmt.Errorf("%s is for an external etcd: it needs --etcd-servers", flag))
+		}
+		if st, err := os.Stat(files[flag]); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", flag, err))
+		} else if st.IsDir() {
+			errs = append(errs, fmt.Errorf("%s %q is a directory", flag, files[flag]))
+		}
+	}
+	if (o.EtcdCertFile == "") != (o.EtcdKeyFile == "") {
+		errs = append(errs, fmt.Errorf("--etcd-certfile and --etcd-keyfile go together: give both or neither"))
 	}
 	return errs
 }

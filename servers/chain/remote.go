@@ -19,13 +19,24 @@ type aggregatorLabel struct {
 func (l *aggregatorLabel) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		server := serverAggregator
-		if info, ok := request.RequestInfoFrom(r.Context()); ok && info.APIGroup != "" && info.APIVersion != "" && l.apiServices != nil {
-			name := info.APIVersion + "." + info.APIGroup
-			if svc, err := l.apiServices.Get(name); err == nil && svc.Spec.Service != nil {
-				server = "remote:" + name
-			}
+		if name := l.remoteAPIService(r); name != "" {
+			server = "remote:" + name
 		}
 		w.Header().Set(ChainServerHeader, server)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// remoteAPIService names the APIService whose remote server the aggregator proxies r to, or is
+// "" when a server of the chain answers r.
+func (l *aggregatorLabel) remoteAPIService(r *http.Request) string {
+	info, ok := request.RequestInfoFrom(r.Context())
+	if !ok || info.APIGroup == "" || info.APIVersion == "" || l.apiServices == nil {
+		return ""
+	}
+	name := info.APIVersion + "." + info.APIGroup
+	if svc, err := l.apiServices.Get(name); err == nil && svc.Spec.Service != nil {
+		return name
+	}
+	return ""
 }

@@ -6,13 +6,18 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
+	"sync"
+	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -35,6 +40,11 @@ type Chain struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error
+
+	// head is the Aggregator's full handler (filters, then its mux); core is the Core server's
+	// own full handler, which the chain never serves (only the head's filters run). Kept for
+	// the benchmark that measures what the delegation costs (servers/chain/bench_test.go).
+	head, core http.Handler
 }
 
 // Done is closed once the chain has stopped and etcd is closed.
@@ -81,7 +91,15 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 	ctx, cancel := context.WithCancel(ctx)
 	fail := func(err error) (*Chain, error) { cancel(); return nil, err }
 
-	files := pki.FilesIn(filepath.Join(o.DataDir, "pki"))
+	// One instance per data dir: two embedded etcds (or two admin kubeconfigs) in one directory
+	// would wreck each other. Instances of one cluster share --pki-dir and --etcd-servers instead.
+	unlockDataDir, err := lockDataDir(o.DataDir)
+	if err != nil {
+		return fail(err)
+	}
+	fail = func(err error) (*Chain, error) { cancel(); unlockDataDir(); return nil, err }
+
+	files := pki.FilesIn(o.PKIDir)
 	created, err := pki.Ensure(files, servingNames(o))
 	if err != nil {
 		return fail(fmt.Errorf("pki: %w", err))
@@ -98,9 +116,9 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 		etcdServers = []string{member.ClientURL}
 		p.printf("etcd: embedded member serving on %s (data in %s)", member.ClientURL, filepath.Join(o.DataDir, "etcd"))
 	} else {
-		p.printf("etcd: external cluster %v", etcdServers)
+		p.printf("etcd: external cluster %v%s", etcdServers, map[bool]string{true: " (TLS client certificate)", false: ""}[o.EtcdCertFile != ""])
 	}
-	if err := writeEtcdEndpoints(o.DataDir, etcdServers); err != nil {
+	if err := writeEtcdEndpoints(o.DataDir, etcdServers, etcdTLS{CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile}); err != nil {
 		if member != nil {
 			member.Close()
 		}
@@ -127,6 +145,11 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 		closeEtcd()
 		return fail(err)
 	}
+	if err := addIdentityLease(head.GenericAPIServer, o); err != nil {
+		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
+		closeEtcd()
+		return fail(err)
+	}
 	if err := addControllers(head.GenericAPIServer, o, files); err != nil {
 		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
 		closeEtcd()
@@ -139,12 +162,18 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 		return fail(fmt.Errorf("preparing the chain: %w", err))
 	}
 	p.printf("servers: aggregator → core → apiextensions → not-found")
+	p.printf("identity: %s (Lease kube-system/%s)", head.GenericAPIServer.APIServerID, head.GenericAPIServer.APIServerID)
 
 	c := &Chain{URL: url, KubeconfigPath: filepath.Join(o.DataDir, "admin.kubeconfig"), PKI: files, cancel: cancel, done: make(chan struct{})}
+	c.head = head.GenericAPIServer.Handler
+	if core, ok := head.GenericAPIServer.NextDelegate().(*genericapiserver.GenericAPIServer); ok {
+		c.core = core.Handler
+	}
 	runErr := make(chan error, 1)
 	go func() {
 		err := prepared.Run(ctx)
 		closeEtcd()
+		unlockDataDir()
 		if err == nil && ctx.Err() == nil {
 			err = errors.New("the chain stopped serving")
 		}
@@ -180,12 +209,38 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 		return nil, err
 	}
 	p.printf("ready: /readyz ok")
+	// Start-up builds a lot that is garbage once the chain serves (the OpenAPI specs of every
+	// group, merged and marshalled; discovery documents; the first lists of every informer).
+	// Left alone, the Go runtime keeps that memory for minutes before it returns it to the
+	// OS; give it back now, once, so the chain's footprint is what it needs to serve.
+	debug.FreeOSMemory()
 	if err := startMetrics(ctx, o, files, url, p); err != nil {
 		cancel()
 		<-c.done
 		return nil, fmt.Errorf("starting the metrics server: %w", err)
 	}
 	return c, nil
+}
+
+// lockDataDir takes an exclusive lock on <data-dir>/.lock, or says who holds it. The kernel
+// drops the lock when the process ends, crashed or not.
+func lockDataDir(dir string) (unlock func(), err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating data dir: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the data dir lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("--data-dir %s is in use by another chain; instances of one cluster share --etcd-servers and --pki-dir, each with its own --data-dir", dir)
+		}
+		return nil, fmt.Errorf("locking the data dir: %w", err)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { f.Close() }) }, nil
 }
 
 // waitReady polls /readyz until it answers ok, the chain fails, or timeout passes; then it says

@@ -74,6 +74,7 @@ func (c CompletedConfig) New(delegate server.DelegationTarget) (*Server, error) 
 	if err != nil {
 		return nil, err
 	}
+	s.GenericAPIServer.Handler.Director = rejectProtobufBodies(s.GenericAPIServer.Handler.Director)
 	return &Server{s}, nil
 }
 

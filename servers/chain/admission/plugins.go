@@ -21,8 +21,10 @@ import (
 // pkg/kubeapiserver/options/plugins.go AllOrderedPlugins) restricted to the plugins the chain
 // has, all of them on as in kube-apiserver by default. Not among them: LimitRanger,
 // ResourceQuota, ServiceAccount, PodSecurity, RuntimeClass and the other defaults whose
-// resources or controllers the chain does not have.
+// resources or controllers the chain does not have. First, before kube's: the chain's own
+// NumericResourceVersion, a deliberate departure that turns a 500 into a 422 (resourceversion.go).
 var OrderedPlugins = []string{
+	NumericResourceVersionPluginName,        // the chain's own, not kube-apiserver's
 	lifecycle.PluginName,                    // NamespaceLifecycle
 	TaintNodesByConditionPluginName,         // TaintNodesByCondition
 	PriorityPluginName,                      // Priority
@@ -42,11 +44,12 @@ var OrderedPlugins = []string{
 	validatingwebhook.PluginName,         // ValidatingAdmissionWebhook
 }
 
-// Register registers the chain's ports of kube's plugins. k8s.io/apiserver's own
-// (NamespaceLifecycle, the policies and the webhooks) are registered by
+// Register registers the chain's ports of kube's plugins and its own NumericResourceVersion.
+// k8s.io/apiserver's own (NamespaceLifecycle, the policies and the webhooks) are registered by
 // genericoptions.NewAdmissionOptions.
 func Register(plugins *admission.Plugins) {
 	for name, plugin := range map[string]func() admission.Interface{
+		NumericResourceVersionPluginName:        func() admission.Interface { return NewNumericResourceVersion() },
 		TaintNodesByConditionPluginName:         func() admission.Interface { return NewTaintNodesByCondition() },
 		PriorityPluginName:                      func() admission.Interface { return NewPriority() },
 		DefaultTolerationSecondsPluginName:      func() admission.Interface { return NewDefaultTolerationSeconds() },

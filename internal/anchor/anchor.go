@@ -1,0 +1,183 @@
+// Package anchor runs the reference the performance benchmarks compare the chain against: the
+// real kube-apiserver v1.37.2 and etcd v3.7.0, started the way controller-runtime's envtest
+// starts them (etcd with --unsafe-no-fsync), by ../shared/anchor/envtest-like.sh, on the same
+// machine in the same run. It also holds the client-go workload of ../shared/anchor/load, so
+// that both servers get exactly the same requests.
+//
+// Nothing here is part of the chain; it is used only by benchmarks (docs/performance.md), and
+// skips cleanly where the reference binaries are not built (../shared/anchor/build.sh).
+package anchor
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+)
+
+// Server is a running kube-apiserver + etcd.
+type Server struct {
+	// Config reaches it as a system:masters user (token auth, as the script sets it up).
+	Config *rest.Config
+	// ReadySeconds is the time from start to /readyz ok.
+	ReadySeconds float64
+	// RSSMiB is kube-apiserver's plus etcd's resident memory after the idle period.
+	RSSMiB float64
+
+	cmd *exec.Cmd
+}
+
+// Script finds envtest-like.sh: $APICHAIN_ANCHOR, else shared/anchor beside a parent of the
+// working directory (the project's checkout sits next to ../shared).
+func Script() (string, bool) {
+	if dir := os.Getenv("APICHAIN_ANCHOR"); dir != "" {
+		p := filepath.Join(dir, "envtest-like.sh")
+		_, err := os.Stat(p)
+		return p, err == nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "shared", "anchor", "envtest-like.sh")
+		if _, err := os.Stat(p); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// Bin is where build.sh put the binaries ($ANCHOR_BIN, default /tmp/anchor-bin).
+func Bin() string {
+	if b := os.Getenv("ANCHOR_BIN"); b != "" {
+		return b
+	}
+	return "/tmp/anchor-bin"
+}
+
+// Available says whether the reference can run here, and if not, why.
+func Available() (bool, string) {
+	if _, ok := Script(); !ok {
+		return false, "../shared/anchor/envtest-like.sh not found (set APICHAIN_ANCHOR)"
+	}
+	for _, b := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(Bin(), b)); err != nil {
+			return false, fmt.Sprintf("%s not built (run ../shared/anchor/build.sh, or set ANCHOR_BIN)", filepath.Join(Bin(), b))
+		}
+	}
+	return true, ""
+}
+
+// Start runs the reference, waits until it has been idle for idle (as the script measures its
+// resident memory), and stops it when tb ends.
+func Start(tb testing.TB, idle time.Duration) *Server {
+	tb.Helper()
+	script, _ := Script()
+	cmd := exec.Command("bash", script)
+	cmd.Env = append(os.Environ(), "ANCHOR_BIN="+Bin(), "IDLE_S="+strconv.FormatFloat(idle.Seconds(), 'f', 1, 64), "HOLD=3600")
+	cmd.Stderr = os.Stderr
+	// Its own process group, so that stop can make sure nothing it started outlives it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	s := &Server{cmd: cmd}
+	tb.Cleanup(s.stop)
+
+	// The script prints one line of figures, then "holding; ...".
+	sc := bufio.NewScanner(out)
+	fields := map[string]string{}
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "readyz_s=") {
+			for _, kv := range strings.Fields(sc.Text()) {
+				k, v, _ := strings.Cut(kv, "=")
+				fields[k] = v
+			}
+			break
+		}
+	}
+	go func() { // keep draining so the script never blocks on a full pipe
+		for sc.Scan() {
+		}
+	}()
+	if fields["port"] == "" {
+		tb.Fatalf("the anchor script printed no figures (%v)", sc.Err())
+	}
+	num := func(k string) float64 {
+		f, err := strconv.ParseFloat(fields[k], 64)
+		if err != nil {
+			tb.Fatalf("anchor figure %s=%q: %v", k, fields[k], err)
+		}
+		return f
+	}
+	s.ReadySeconds = num("readyz_s")
+	s.RSSMiB = num("rss_kas_mib") + num("rss_etcd_mib")
+	s.Config = &rest.Config{
+		Host:            "https://127.0.0.1:" + fields["port"],
+		BearerToken:     "admintoken",
+		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
+		QPS:             -1, // no client-side rate limit: measure the server
+	}
+	return s
+}
+
+func (s *Server) stop() {
+	// The script kills etcd and kube-apiserver on exit.
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	if wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		select {
+		case <-done:
+			return true, nil
+		default:
+			return false, nil
+		}
+	}) != nil {
+		_ = s.cmd.Process.Kill()
+	}
+	// The script's exit trap only signals kube-apiserver, whose graceful shutdown can outlast
+	// it (etcd is already gone): kill whatever is left of the group.
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// RSSMiB is the resident memory of pid and all its descendants, in MiB.
+func RSSMiB(pid int) (float64, error) {
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	var total float64
+	for _, l := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			total = kb / 1024
+		}
+	}
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		for _, c := range strings.Fields(string(b)) {
+			child, _ := strconv.Atoi(c)
+			if r, err := RSSMiB(child); err == nil {
+				total += r
+			}
+		}
+	}
+	return total, nil
+}

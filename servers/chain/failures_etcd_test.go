@@ -1,0 +1,217 @@
+package chain_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+
+	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/servers/chain"
+)
+
+// testRequestTimeout is the --request-timeout of the failure tests' chains: short, so that what
+// it bounds is seen in seconds (the default, as kube-apiserver's, is a minute).
+const testRequestTimeout = 5 * time.Second
+
+// TestEtcdUnreachable runs a chain on an external etcd and stops that etcd: /readyz says
+// "[-]etcd failed", requests fail with a 5xx Status (504 Timeout once --request-timeout has
+// passed) instead of hanging, and once etcd is back on the same address and data the chain
+// recovers by itself: /readyz ok, writes work, and a watch opened before the outage goes on
+// (resumed from its last resourceVersion, as informers do) and sees the writes made after it.
+func TestEtcdUnreachable(t *testing.T) {
+	etcd := startExternalEtcd(t)
+	c := testchain.Start(t, func(o *chain.Options) {
+		o.EtcdServers = []string{etcd.clientURL.String()}
+		o.RequestTimeout = testRequestTimeout
+	})
+	cs := fastClient(t, c.Admin)
+	ctx := context.Background()
+	ns := "etcd-down"
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "before"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A watch as an informer keeps one: resumed from its last resourceVersion whenever it ends.
+	rw, err := watchtools.NewRetryWatcherWithContext(ctx, before.ResourceVersion, &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return cs.CoreV1().ConfigMaps(ns).Watch(ctx, o)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Stop()
+
+	etcd.stop()
+	stopped := time.Now()
+	var readyz []byte
+	waitFor(t, func() bool {
+		resp, body := get(t, c, "/readyz?verbose")
+		readyz = body
+		return resp.StatusCode != http.StatusOK && strings.Contains(string(body), "[-]etcd failed")
+	})
+	noticed := time.Since(stopped)
+
+	// A write, a quorum read and a list, each sent once (client-go would retry a 504 on its
+	// own): each must be answered with a 5xx Status, not left hanging.
+	var figures []string
+	for _, tc := range []struct{ method, path, body string }{
+		{http.MethodPost, "/api/v1/namespaces/" + ns + "/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"during"}}`},
+		{http.MethodGet, "/api/v1/namespaces/" + ns + "/configmaps/before", ""},
+		{http.MethodGet, "/api/v1/namespaces/" + ns + "/configmaps", ""},
+	} {
+		began := time.Now()
+		code, st, err := sendOnce(c.Admin, tc.method, tc.path, tc.body, 30*time.Second)
+		took := time.Since(began)
+		var netErr net.Error
+		switch {
+		case errors.As(err, &netErr) && netErr.Timeout():
+			t.Errorf("%s %s with etcd down: no answer within 30 s: %v", tc.method, tc.path, err)
+		case err != nil:
+			// Upstream race, as in kube-apiserver: when the storage call fails at the very
+			// deadline, the handler starts its own error response just as the timeout filter
+			// fires, and the filter can only reset the stream. The client is not left hanging.
+			figures = append(figures, fmt.Sprintf("%s %s: stream reset at the deadline after %v", tc.method, tc.path, took.Round(time.Millisecond)))
+		case code < 500 || st.Status != metav1.StatusFailure || st.Code != int32(code):
+			t.Errorf("%s %s with etcd down: %d %+v, want a 5xx Status", tc.method, tc.path, code, st)
+		default:
+			figures = append(figures, fmt.Sprintf("%s %s: %d %s after %v", tc.method, tc.path, code, st.Reason, took.Round(time.Millisecond)))
+		}
+	}
+
+	etcd.start(t)
+	restarted := time.Now()
+	waitFor(t, func() bool {
+		resp, _ := get(t, c, "/readyz")
+		return resp.StatusCode == http.StatusOK
+	})
+	recovered := time.Since(restarted)
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "after"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create after etcd came back: %v", err)
+	}
+	timeout := time.After(30 * time.Second)
+	for seen := false; !seen; {
+		select {
+		case ev := <-rw.ResultChan():
+			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && cm.Name == "after" {
+				seen = true
+			}
+		case <-timeout:
+			t.Fatal("the watch opened before the outage never saw the create made after it")
+		}
+	}
+	t.Logf("etcd stopped: /readyz failing after %v; %s; etcd back: /readyz ok after %v, writes and the watch resumed",
+		noticed.Round(time.Millisecond), strings.Join(figures, "; "), recovered.Round(time.Millisecond))
+	if t.Failed() {
+		t.Logf("/readyz?verbose with etcd down:\n%s", readyz)
+	}
+}
+
+// sendOnce sends one request with cfg's credentials, no retries, and decodes the Status it gets.
+func sendOnce(cfg *rest.Config, method, path, body string, timeout time.Duration) (int, metav1.Status, error) {
+	var st metav1.Status
+	cfg = rest.CopyConfig(cfg)
+	cfg.Dial = (&net.Dialer{}).DialContext // a connection of its own, not client-go's shared one
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		return 0, st, err
+	}
+	req, err := http.NewRequest(method, cfg.Host+path, strings.NewReader(body))
+	if err != nil {
+		return 0, st, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Transport: rt, Timeout: timeout}).Do(req)
+	if err != nil {
+		return 0, st, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, st, err
+	}
+	_ = json.Unmarshal(b, &st)
+	return resp.StatusCode, st, nil
+}
+
+// externalEtcd is an etcd member the test starts and stops, always on the same loopback
+// ports and data dir, as an external cluster the chain does not own.
+type externalEtcd struct {
+	dir                string
+	clientURL, peerURL url.URL
+	e                  *embed.Etcd
+}
+
+func startExternalEtcd(t *testing.T) *externalEtcd {
+	t.Helper()
+	x := &externalEtcd{dir: t.TempDir()}
+	x.clientURL = url.URL{Scheme: "http", Host: freeAddr(t)}
+	x.peerURL = url.URL{Scheme: "http", Host: freeAddr(t)}
+	x.start(t)
+	t.Cleanup(x.stop)
+	return x
+}
+
+func (x *externalEtcd) start(t *testing.T) {
+	t.Helper()
+	cfg := embed.NewConfig()
+	cfg.Name = "external"
+	cfg.Dir = x.dir
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{x.clientURL}, []url.URL{x.clientURL}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{x.peerURL}, []url.URL{x.peerURL}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.UnsafeNoFsync = true
+	cfg.TickMs, cfg.ElectionMs = 10, 100 // one member: elected at once (as internal/etcd)
+	cfg.LogLevel = "fatal"
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		t.Fatalf("starting etcd: %v", err)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case err := <-e.Err():
+		e.Close()
+		t.Fatalf("etcd: %v", err)
+	case <-time.After(time.Minute):
+		e.Close()
+		t.Fatal("etcd not ready within a minute")
+	}
+	x.e = e
+}
+
+func (x *externalEtcd) stop() {
+	if x.e != nil {
+		x.e.Close()
+		x.e = nil
+	}
+}
+
+// freeAddr is a loopback address with a port free at the time of the call.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
