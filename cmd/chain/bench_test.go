@@ -59,6 +59,7 @@ func BenchmarkColdStart(b *testing.B) {
 			kas := anchor.Start(b, idle)
 			kasReady += kas.ReadySeconds
 			kasRSS += kas.RSSMiB
+			kas.Stop()
 		}
 	}
 	n := float64(b.N)
@@ -149,6 +150,7 @@ func BenchmarkLoad(b *testing.B) {
 				b.Fatalf("kube-apiserver: %v", err)
 			}
 			kasSum.add(f)
+			kas.Stop()
 		}
 	}
 	chainSum.report(b, "", b.N)

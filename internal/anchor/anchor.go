@@ -10,18 +10,17 @@ package anchor
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 )
 
@@ -34,7 +33,8 @@ type Server struct {
 	// RSSMiB is kube-apiserver's plus etcd's resident memory after the idle period.
 	RSSMiB float64
 
-	cmd *exec.Cmd
+	cmd      *exec.Cmd
+	stopOnce sync.Once
 }
 
 // Script finds envtest-like.sh: $APICHAIN_ANCHOR, else shared/anchor beside a parent of the
@@ -97,7 +97,7 @@ func Start(tb testing.TB, idle time.Duration) *Server {
 		tb.Fatal(err)
 	}
 	s := &Server{cmd: cmd}
-	tb.Cleanup(s.stop)
+	tb.Cleanup(s.Stop)
 
 	// The script prints one line of figures, then "holding; ...".
 	sc := bufio.NewScanner(out)
@@ -136,24 +136,22 @@ func Start(tb testing.TB, idle time.Duration) *Server {
 	return s
 }
 
+// Stop stops it (also done when the test or benchmark ends).
+func (s *Server) Stop() { s.stopOnce.Do(s.stop) }
+
 func (s *Server) stop() {
-	// The script kills etcd and kube-apiserver on exit.
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	// SIGTERM to the whole group: etcd and kube-apiserver stop, and the script's exit trap
+	// removes its temp dir. Whatever is left after a while is killed.
+	pgid := s.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { _ = s.cmd.Wait(); close(done) }()
-	if wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		select {
-		case <-done:
-			return true, nil
-		default:
-			return false, nil
-		}
-	}) != nil {
-		_ = s.cmd.Process.Kill()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
 	}
-	// The script's exit trap only signals kube-apiserver, whose graceful shutdown can outlast
-	// it (etcd is already gone): kill whatever is left of the group.
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-done
 }
 
 // RSSMiB is the resident memory of pid and all its descendants, in MiB.

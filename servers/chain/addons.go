@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -55,6 +56,33 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 	}
 	// Controllers work on the whole cluster: of several instances sharing one etcd, only the
 	// leader runs them (--leader-elect).
+	var stop struct {
+		sync.Mutex
+		cancel  context.CancelFunc // ends the election; set by the post-start hook
+		stopped chan struct{}      // closed once the elector has let the Lease go
+	}
+	if o.LeaderElection.LeaderElect {
+		// On shutdown the leader hands its Lease over (ReleaseOnCancel), so that another
+		// instance takes over at once. The post-start hook's context ends only when the HTTP
+		// server has stopped, too late for that last write; pre-shutdown hooks run while the
+		// server still accepts requests, so the election is ended here and waited for.
+		if err := s.AddPreShutdownHook("stop-chain-controllers", func() error {
+			stop.Lock()
+			defer stop.Unlock()
+			if stop.cancel == nil {
+				return nil // never started
+			}
+			stop.cancel()
+			select {
+			case <-stop.stopped:
+			case <-time.After(5 * time.Second):
+				klog.InfoS("The controllers' Lease was not released in 5 s; the next leader waits for it to expire")
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
 	return s.AddPostStartHook("start-chain-controllers", func(hc genericapiserver.PostStartHookContext) error {
 		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
 		if err != nil {
@@ -74,7 +102,11 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 		if !o.LeaderElection.LeaderElect {
 			return start(hc)
 		}
-		return electLeader(hc, client, o.LeaderElection, s.APIServerID, start)
+		stop.Lock()
+		ctx, cancel := context.WithCancel(hc)
+		stop.cancel, stop.stopped = cancel, make(chan struct{})
+		stop.Unlock()
+		return electLeader(ctx, client, o.LeaderElection, s.APIServerID, start, stop.stopped)
 	})
 }
 

@@ -26,7 +26,9 @@ import (
 // It returns once the election has an outcome: this instance leads (and start has returned), or
 // another instance holds the lease. That keeps /readyz (which waits for post-start hooks)
 // meaningful: a ready leader has started its controllers, and a follower is ready at once.
-func electLeader(ctx context.Context, client kubernetes.Interface, cfg componentbaseconfig.LeaderElectionConfiguration, identity string, start func(context.Context) error) error {
+//
+// stopped is closed once ctx is done and the elector has let the lease go.
+func electLeader(ctx context.Context, client kubernetes.Interface, cfg componentbaseconfig.LeaderElectionConfiguration, identity string, start func(context.Context) error, stopped chan<- struct{}) error {
 	decided := make(chan struct{})
 	var once sync.Once
 	decide := func() { once.Do(func() { close(decided) }) }
@@ -82,9 +84,11 @@ func electLeader(ctx context.Context, client kubernetes.Interface, cfg component
 		_, err := client.CoreV1().Namespaces().Get(ctx, cfg.ResourceNamespace, metav1.GetOptions{})
 		return err == nil, nil
 	}); err != nil {
+		close(stopped)
 		return nil // stopping
 	}
 	go func() {
+		defer close(stopped)
 		for ctx.Err() == nil {
 			// A new elector per term: Run returns when the lease is lost.
 			le, err := newElector()
