@@ -33,7 +33,7 @@ func TestKubectlSmoke(t *testing.T) {
 		stdin string
 		want  string // a regular expression the output must match
 	}{
-		{[]string{"get", "namespaces"}, "", `(?m)^NAME\s+STATUS\s+AGE\n(.*\n)*default\s+Active\s+\d+s`},
+		{[]string{"get", "namespaces"}, "", `(?m)^NAME\s+STATUS\s+AGE\n(.*\n)*default\s+Active\s+\d+[smhd]`},
 		{[]string{"-n", ns, "create", "configmap", "cfg", "--from-literal=a=b"}, "", `configmap/cfg created`},
 		{[]string{"-n", ns, "get", "cm", "cfg"}, "", `(?m)^NAME\s+DATA\s+AGE\ncfg\s+1\s+`},
 		{[]string{"-n", ns, "apply", "--server-side", "-f", "-"}, "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: nginx}]}\n", `pod/web serverside-applied`},
