@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -176,14 +177,14 @@ func secureServing(o CompletedOptions, files pki.Files) (*genericoptions.SecureS
 	s.BindPort = o.SecurePort
 	s.ServerCert.CertKey.CertFile = files.ServingCert
 	s.ServerCert.CertKey.KeyFile = files.ServingKey
-	if o.SecurePort == 0 {
-		// Upstream reads port 0 as "do not serve"; for the chain it means "any free port".
-		l, port, err := genericoptions.CreateListener("tcp", net.JoinHostPort(o.BindIP.String(), "0"), net.ListenConfig{})
-		if err != nil {
-			return nil, fmt.Errorf("listening on %s: %w", o.BindIP, err)
-		}
-		s.Listener, s.BindPort = l, port
+	// The chain makes its listener itself: upstream reads port 0 as "do not serve", where for
+	// the chain it means "any free port"; and the listener closes idle connections on shutdown
+	// (closingListener).
+	l, port, err := genericoptions.CreateListener("tcp", net.JoinHostPort(o.BindIP.String(), strconv.Itoa(o.SecurePort)), net.ListenConfig{})
+	if err != nil {
+		return nil, fmt.Errorf("failed to create listener: %w", err)
 	}
+	s.Listener, s.BindPort = newClosingListener(l), port
 	if errs := s.Validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}

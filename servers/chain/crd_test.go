@@ -155,7 +155,15 @@ func TestCRDLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CRD not gone: %v", err)
 	}
-	if resp, _ := get(t, shared, "/apis/"+group+"/v1/namespaces/"+ns+"/widgets"); resp.StatusCode != 404 {
-		t.Errorf("custom resources after the CRD is gone: %d", resp.StatusCode)
+	// The handler goes when the apiextensions server's CRD informer sees the deletion, a moment
+	// after the CRD is gone from storage.
+	code := 0
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		resp, _ := get(t, shared, "/apis/"+group+"/v1/namespaces/"+ns+"/widgets")
+		code = resp.StatusCode
+		return code == 404, nil
+	})
+	if err != nil {
+		t.Errorf("custom resources after the CRD is gone: %d, want 404", code)
 	}
 }
