@@ -85,12 +85,14 @@ func TestReplicaSetKeepsItsPods(t *testing.T) {
 		ref := metav1.GetControllerOf(p)
 		return err == nil && ref != nil && ref.UID == rs.UID, err
 	})
-	waitPods(t, cs, rs, 3)
+	// Which of the four goes is the controller's choice (unscheduled and pending pods first):
+	// pick the victim below from those left.
+	current := waitPods(t, cs, rs, 3)
 
 	// A pod relabelled out of the selector is released, and replaced.
-	victim := replaced[0].Name
+	victim := current[0].Name
 	if victim == orphan.Name {
-		victim = replaced[1].Name
+		victim = current[1].Name
 	}
 	if _, err := cs.CoreV1().Pods("default").Patch(ctx, victim, types.MergePatchType, []byte(`{"metadata":{"labels":{"tier":"debug"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
