@@ -15,6 +15,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -101,15 +102,21 @@ func TestGroupResourcesCRUDAndWatch(t *testing.T) {
 				t.Fatalf("watch: %v", err)
 			}
 			defer w.Stop()
-			manifest := strings.ReplaceAll(r.manifest, "REQUEST", request)
-			created, err := ri.Create(ctx, object(t, manifest, name, ns), metav1.CreateOptions{})
+			obj := object(t, r.manifest, name, ns)
+			if strings.Contains(r.manifest, "REQUEST") {
+				// Set after object's placeholders: base64 may well contain "NS" or "NAME".
+				if err := unstructured.SetNestedField(obj.Object, request, "spec", "request"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			created, err := ri.Create(ctx, obj, metav1.CreateOptions{})
 			if err != nil {
 				t.Fatalf("create: %v", err)
 			}
 			if created.GetUID() == "" || created.GetResourceVersion() == "" {
 				t.Errorf("create did not fill system metadata: %v", created.Object["metadata"])
 			}
-			if _, err := ri.Create(ctx, object(t, manifest, name, ns), metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
+			if _, err := ri.Create(ctx, obj.DeepCopy(), metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
 				t.Errorf("second create: %v, want AlreadyExists", err)
 			}
 			got, err := ri.Get(ctx, name, metav1.GetOptions{})
