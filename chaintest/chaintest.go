@@ -77,6 +77,14 @@ type Environment struct {
 	KubeConfigPath string
 	// DataDir holds the PKI and etcd's data; empty means a temp dir that Stop removes.
 	DataDir string
+	// Controllers, if set, replaces the default choice of controllers, in the chain's
+	// --controllers syntax ("*", "name", "-name"; controllers.Names() lists them). The default
+	// runs the namespace, garbage-collector, clusterrole-aggregation, serviceaccount and
+	// root-ca-certificate-publisher controllers (plus the kubelets, node lifecycle and scheduler
+	// with Metrics or Nodes). An empty, non-nil slice runs none, as envtest's bare
+	// kube-apiserver: then no `default` ServiceAccount or `kube-root-ca.crt` ConfigMap appears in
+	// new namespaces, and deleted namespaces stay Terminating.
+	Controllers []string
 
 	chain     *chain.Chain
 	removeDir string
@@ -123,6 +131,9 @@ func (e *Environment) Start() (*rest.Config, error) {
 	if e.Metrics || e.Nodes > 0 {
 		o.Nodes = e.Nodes
 		o.Controllers = append(o.Controllers, controllers.SimulatedKubelet, controllers.NodeLifecycle, controllers.Scheduler)
+	}
+	if e.Controllers != nil {
+		o.Controllers = e.Controllers
 	}
 	completed, err := o.Complete()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,6 +155,30 @@ func TestAddUserAndKubeConfigPath(t *testing.T) {
 	}
 	if _, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Secrets("default").List(context.Background(), metav1.ListOptions{}); err != nil {
 		t.Errorf("a system:masters user from AddUser: %v", err)
+	}
+}
+
+// TestControllersCanBeChosen: by default the chain's controllers run (the readiness checks list
+// their hook); an empty list runs none, as envtest's bare kube-apiserver.
+func TestControllersCanBeChosen(t *testing.T) {
+	hooks := func(env *chaintest.Environment) string {
+		t.Helper()
+		if _, err := env.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer env.Stop()
+		out, err := kubernetes.NewForConfigOrDie(env.Config).Discovery().RESTClient().Get().AbsPath("/readyz").Param("verbose", "true").DoRaw(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	const hook = "poststarthook/start-chain-controllers"
+	if got := hooks(&chaintest.Environment{}); !strings.Contains(got, hook) {
+		t.Errorf("default environment: /readyz does not list %s:\n%s", hook, got)
+	}
+	if got := hooks(&chaintest.Environment{Controllers: []string{}}); strings.Contains(got, hook) {
+		t.Errorf("Controllers: []string{}: /readyz lists %s:\n%s", hook, got)
 	}
 }
 
