@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -41,7 +37,7 @@ func benchIdle() time.Duration {
 // the controllers in one process), and as `chain` runs by default, with its metrics server
 // child, whose memory is added in ("default-" figures).
 func BenchmarkColdStart(b *testing.B) {
-	bin := build(b)
+	build(b) // before the clock starts
 	idle := benchIdle()
 	withAnchor, why := anchor.Available()
 	if !withAnchor {
@@ -49,10 +45,10 @@ func BenchmarkColdStart(b *testing.B) {
 	}
 	var ready, rss, defReady, defRSS, kasReady, kasRSS float64
 	for i := 0; i < b.N; i++ {
-		r, m := coldStart(b, bin, idle, "--metrics=off")
+		r, m := coldStart(b, idle, "--metrics=off")
 		ready += r.Seconds()
 		rss += m
-		r, m = coldStart(b, bin, idle)
+		r, m = coldStart(b, idle)
 		defReady += r.Seconds()
 		defRSS += m
 		if withAnchor {
@@ -77,34 +73,16 @@ func BenchmarkColdStart(b *testing.B) {
 	}
 }
 
-func coldStart(b *testing.B, bin string, idle time.Duration, args ...string) (time.Duration, float64) {
+// coldStart starts the binary (startBinary: a new data dir, a free port, no fsync) and returns
+// the time to its export line and its resident memory, children included, after idle.
+func coldStart(b *testing.B, idle time.Duration, args ...string) (time.Duration, float64) {
 	b.Helper()
-	cmd := exec.Command(bin, append([]string{"--data-dir", b.TempDir(), "--secure-port", "0", "--unsafe-no-fsync"}, args...)...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	}()
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "export KUBECONFIG=") {
-			break
-		}
-	}
+	r := startBinary(b, args...)
 	ready := time.Since(start)
-	go func() { // keep draining so the process never blocks on a full pipe
-		for sc.Scan() {
-		}
-	}()
+	defer r.stop(b)
 	time.Sleep(idle) // the measurement itself: memory after an idle period, as the anchor does
-	rss, err := anchor.RSSMiB(cmd.Process.Pid)
+	rss, err := anchor.RSSMiB(r.cmd.Process.Pid)
 	if err != nil {
 		b.Fatal(err)
 	}

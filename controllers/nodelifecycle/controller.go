@@ -120,25 +120,25 @@ func wantedTaints(node *corev1.Node) []corev1.Taint {
 // desired returns the node's taints with the managed NoSchedule ones replaced by want (keeping
 // the TimeAdded of those already there), and whether that changes anything.
 func desired(current, want []corev1.Taint) ([]corev1.Taint, bool) {
-	isManaged := func(t corev1.Taint) bool {
-		return t.Effect == corev1.TaintEffectNoSchedule && slices.Contains(managed, t.Key)
-	}
-	out := slices.DeleteFunc(slices.Clone(current), isManaged)
-	kept := len(out)
-	for _, w := range want {
-		if i := slices.IndexFunc(current, func(t corev1.Taint) bool { return t.Key == w.Key && t.Effect == w.Effect }); i >= 0 {
-			w = current[i]
+	var out, had []corev1.Taint
+	for _, t := range current {
+		if t.Effect == corev1.TaintEffectNoSchedule && slices.Contains(managed, t.Key) {
+			had = append(had, t)
 		} else {
+			out = append(out, t)
+		}
+	}
+	changed := len(had) != len(want)
+	for _, w := range want {
+		if i := slices.IndexFunc(had, func(t corev1.Taint) bool { return t.Key == w.Key }); i >= 0 {
+			w = had[i]
+		} else {
+			changed = true
 			now := metav1.Now()
 			w.TimeAdded = &now
 		}
 		out = append(out, w)
 	}
-	// Unchanged when every wanted taint was already there and no other managed one was.
-	changed := len(out) != len(current) || len(current)-kept != len(want) ||
-		slices.ContainsFunc(want, func(w corev1.Taint) bool {
-			return !slices.ContainsFunc(current, func(t corev1.Taint) bool { return t.Key == w.Key && t.Effect == w.Effect })
-		})
 	return out, changed
 }
 

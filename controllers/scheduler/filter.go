@@ -60,10 +60,11 @@ func filter(pod *corev1.Pod, node *corev1.Node, load nodeLoad) []string {
 	return reasons
 }
 
-// effectiveTaints are the node's taints plus those kube-controller-manager's node lifecycle
-// controller would add: a node that is not Ready is tainted not-ready (Ready False) or
-// unreachable (Ready Unknown or missing). Nothing here runs that controller, so the scheduler
-// reads the condition itself; a pod that tolerates the taint may still go there.
+// effectiveTaints are the node's taints plus the not-ready (Ready False) or unreachable (Ready
+// Unknown or missing) taint the node lifecycle controller (controllers/nodelifecycle) puts on a
+// node that is not Ready. The scheduler reads the condition itself as well, so that it neither
+// waits for that controller's update nor depends on it running; a pod that tolerates the taint
+// may still go there.
 func effectiveTaints(node *corev1.Node) []corev1.Taint {
 	taints := slices.Clone(node.Spec.Taints)
 	key := corev1.TaintNodeUnreachable

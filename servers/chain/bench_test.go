@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	certutil "k8s.io/client-go/util/cert"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
 	"github.com/apichain/apichain/internal/testchain"
@@ -82,15 +82,11 @@ func adminCert(b *testing.B, cfg *rest.Config) *x509.Certificate {
 			b.Fatal(err)
 		}
 	}
-	block, _ := pem.Decode(data)
-	if block == nil {
-		b.Fatal("admin certificate: no PEM")
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
+	certs, err := certutil.ParseCertsPEM(data)
 	if err != nil {
-		b.Fatal(err)
+		b.Fatalf("admin certificate: %v", err)
 	}
-	return cert
+	return certs[0]
 }
 
 // BenchmarkProxiedMetricsGet compares, over HTTPS with client-go as kubectl does, a GET the

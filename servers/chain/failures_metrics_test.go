@@ -54,7 +54,7 @@ func TestMetricsServerFailures(t *testing.T) {
 	var delay atomic.Int64 // nanoseconds added before each metrics.k8s.io resource request
 	stop := startTroubledMetricsServer(t, c, certDir, &delay)
 	waitMetricsAvailable(t, ac, true)
-	expectCode(t, c, http.StatusOK)
+	expectCode(t, c, nodeMetricsPath, http.StatusOK)
 
 	var figures []string
 	// Baseline: the same rounds while an ordinary metrics request is answered.
@@ -102,7 +102,7 @@ func TestMetricsServerFailures(t *testing.T) {
 		record("hung, APIService Available=False", code, took, bystanderLatency{})
 		restore()
 		waitMetricsAvailable(t, ac, true)
-		expectCode(t, c, http.StatusOK)
+		expectCode(t, c, nodeMetricsPath, http.StatusOK)
 	})
 
 	t.Run("killed", func(t *testing.T) {
@@ -115,7 +115,7 @@ func TestMetricsServerFailures(t *testing.T) {
 		waitMetricsAvailable(t, ac, false)
 		startTroubledMetricsServer(t, c, certDir, &delay)
 		waitMetricsAvailable(t, ac, true)
-		expectCode(t, c, http.StatusOK)
+		expectCode(t, c, nodeMetricsPath, http.StatusOK)
 	})
 	t.Logf("through the aggregator (--request-timeout %v):\n  %s", testRequestTimeout, strings.Join(figures, "\n  "))
 }
@@ -200,17 +200,18 @@ func waitForLong(t *testing.T, timeout time.Duration, cond func() bool) {
 	}
 }
 
-func expectCode(t *testing.T, c *chain.Chain, want int) {
+// expectCode waits until GET path answers want through the aggregator.
+func expectCode(t *testing.T, c *chain.Chain, path string, want int) {
 	t.Helper()
 	// Available is the availability controller's view; the aggregator's proxy for the
 	// APIService is updated by another controller and may lag behind it by a moment.
 	var code int
 	var err error
 	if wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		code, _, err = sendOnce(c.Admin, http.MethodGet, nodeMetricsPath, "", 30*time.Second)
+		code, _, err = sendOnce(c.Admin, http.MethodGet, path, "", 30*time.Second)
 		return err == nil && code == want, nil
 	}) != nil {
-		t.Fatalf("GET %s: %d %v, want %d", nodeMetricsPath, code, err, want)
+		t.Fatalf("GET %s: %d %v, want %d", path, code, err, want)
 	}
 }
 
