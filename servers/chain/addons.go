@@ -116,8 +116,10 @@ func logFailure(what string, run func() error) {
 	}
 }
 
-// startMetrics runs the metrics server as --metrics says, against the chain at url.
-func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url string, p progress) error {
+// startMetrics runs the metrics server as --metrics says, against the chain at url. It runs
+// until ctx is done; running counts it, so that the chain is only Done once it has stopped
+// (a child process reaped, not left behind).
+func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url string, p progress, running *sync.WaitGroup) error {
 	// Written with --metrics=off too: it is what a metrics server on another host runs with.
 	kubeconfigPath := filepath.Join(o.DataDir, "metrics-server.kubeconfig")
 	if err := writeMetricsKubeconfig(kubeconfigPath, url, files); err != nil {
@@ -155,7 +157,7 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 		if err != nil {
 			return err
 		}
-		go logFailure("metrics server", func() error { return prepared.Run(ctx) })
+		running.Go(func() { logFailure("metrics server", func() error { return prepared.Run(ctx) }) })
 		p.printf("metrics: metrics server in-process on https://%s", server.Addr())
 		return nil
 	}
@@ -180,10 +182,10 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 	}
 	c := &child{name: "metrics-server", path: self, args: args, log: logFile,
 		started: func(pid int) { klog.V(1).InfoS("metrics server started", "pid", pid) }}
-	go func() {
+	running.Go(func() {
 		defer logFile.Close()
 		c.run(ctx)
-	}()
+	})
 	p.printf("metrics: metrics server as a child process (%s metrics-server, log in %s)", filepath.Base(self), logPath)
 	return nil
 }

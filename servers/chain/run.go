@@ -40,6 +40,9 @@ type Chain struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error
+	// addons counts what runs beside the servers (the metrics server); Done waits for it.
+	// Start holds one count until it returns, so that addons join before anyone waits.
+	addons sync.WaitGroup
 
 	// head is the Aggregator's full handler (filters, then its mux); core is the Core server's
 	// own full handler, which the chain never serves (only the head's filters run). Kept for
@@ -169,18 +172,27 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 	if core, ok := head.GenericAPIServer.NextDelegate().(*genericapiserver.GenericAPIServer); ok {
 		c.core = core.Handler
 	}
+	c.addons.Add(1)
 	runErr := make(chan error, 1)
 	go func() {
 		err := prepared.Run(ctx)
-		closeEtcd()
-		unlockDataDir()
 		if err == nil && ctx.Err() == nil {
 			err = errors.New("the chain stopped serving")
 		}
+		cancel() // the servers stopped on their own: stop the addons too
 		c.err = err
 		runErr <- err
+		c.addons.Wait()
+		closeEtcd()
+		unlockDataDir()
 		close(c.done)
 	}()
+	abort := func(err error) (*Chain, error) {
+		cancel()
+		c.addons.Done()
+		<-c.done
+		return nil, err
+	}
 	if member != nil {
 		go func() {
 			select {
@@ -196,17 +208,13 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 
 	admin, err := writeAdminKubeconfig(c.KubeconfigPath, url, files)
 	if err != nil {
-		cancel()
-		<-c.done
-		return nil, err
+		return abort(err)
 	}
 	c.Admin = admin
 	p.printf("serving: %s", url)
 
 	if err := waitReady(ctx, admin, runErr, o.StartTimeout); err != nil {
-		cancel()
-		<-c.done
-		return nil, err
+		return abort(err)
 	}
 	p.printf("ready: /readyz ok")
 	// Start-up builds a lot that is garbage once the chain serves (the OpenAPI specs of every
@@ -214,11 +222,10 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 	// Left alone, the Go runtime keeps that memory for minutes before it returns it to the
 	// OS; give it back now, once, so the chain's footprint is what it needs to serve.
 	debug.FreeOSMemory()
-	if err := startMetrics(ctx, o, files, url, p); err != nil {
-		cancel()
-		<-c.done
-		return nil, fmt.Errorf("starting the metrics server: %w", err)
+	if err := startMetrics(ctx, o, files, url, p, &c.addons); err != nil {
+		return abort(fmt.Errorf("starting the metrics server: %w", err))
 	}
+	c.addons.Done()
 	return c, nil
 }
 
