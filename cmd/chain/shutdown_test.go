@@ -29,8 +29,9 @@ import (
 
 // TestGracefulShutdownDrainsRequestsAndWatches sends SIGTERM while a create is held open (by a
 // validating webhook that answers only when the test says so) and three watches are open:
-// the chain stops listening, the held create still completes with 201, every watch stream ends
-// cleanly (the body ends, no reset and no half event), etcd closes, and the exit code is 0.
+// the chain stops listening, the held create still completes with 201 (held half a second past
+// the watches' end), every watch stream ends cleanly (the body ends, no reset and no half
+// event), etcd closes, and the exit code is 0.
 // It also checks that --unsafe-no-fsync really turns fsync off.
 func TestGracefulShutdownDrainsRequestsAndWatches(t *testing.T) {
 	r := startBinary(t, "--metrics=off")
@@ -140,6 +141,12 @@ func TestGracefulShutdownDrainsRequestsAndWatches(t *testing.T) {
 		t.Fatalf("the held create finished before the webhook answered: %v", err)
 	default:
 	}
+	// Hold the create a while longer, with every other connection idle: a chain that cut the
+	// connections it still has open after a fixed grace, rather than after the requests in
+	// flight are answered, would cut this one. (Holding a request is the test's input here, not
+	// a wait for a condition.)
+	time.Sleep(500 * time.Millisecond)
+	released := time.Since(sigterm)
 	releaseOnce.Do(func() { close(release) })
 	if err := <-held; err != nil {
 		t.Errorf("the create in flight at SIGTERM: %v, want it to complete", err)
@@ -153,7 +160,7 @@ func TestGracefulShutdownDrainsRequestsAndWatches(t *testing.T) {
 		t.Fatal("the chain did not exit within a minute of SIGTERM")
 	}
 	t.Logf("after SIGTERM: listener closed %v, watches ended %v, exit 0 %v (the held create released at %v)",
-		closed.Round(time.Millisecond), watchesEnded.Round(time.Millisecond), time.Since(sigterm).Round(time.Millisecond), watchesEnded.Round(time.Millisecond))
+		closed.Round(time.Millisecond), watchesEnded.Round(time.Millisecond), time.Since(sigterm).Round(time.Millisecond), released.Round(time.Millisecond))
 }
 
 // registerWebhook sends every ConfigMap create in namespace ns to hook, failing the create if

@@ -3,33 +3,40 @@ package chain
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// shutdownGrace is how long the connections a stopping chain still has open may stay open
-// once the HTTP server has stopped listening.
-const shutdownGrace = 100 * time.Millisecond
+// quietBeforeClose is how long a connection of a stopping chain must have been silent (nothing
+// read or written) before the chain closes it: long enough for the last response frames of a
+// finished request to be written out.
+const quietBeforeClose = 20 * time.Millisecond
 
 // closingListener is the chain's listener. It remembers its connections so that, once the HTTP
-// server has closed it (which k8s.io/apiserver does only after in-flight requests have drained),
-// it can close the connections clients keep open.
+// server has closed it and every request in flight has been answered, it can close the
+// connections clients keep open.
 //
 // Why: on shutdown the HTTP/2 server sends GOAWAY and then waits for each client to close its
 // connection, up to golang.org/x/net/http2's goAwayTimeout of 1 s, and Go's HTTP/2 client keeps
 // an idle connection open after a GOAWAY. The chain's own loopback clients are such clients, so
 // every stop took a second more than it needs — a second per test for chaintest users.
-// kube-apiserver stops the same way; this is the chain's own shortcut, and it only closes
-// connections after the server has answered everything it accepted.
+// kube-apiserver stops the same way; this is the chain's own shortcut. It closes a connection
+// only after the requests in flight have drained (waitDrained: the head's NonLongRunningRequestWaitGroup,
+// which is what k8s.io/apiserver itself waits on) and the connection has been quiet for
+// quietBeforeClose, so no answer is cut off.
 type closingListener struct {
 	net.Listener
+	// waitDrained blocks until the requests in flight (watches and other long-running
+	// requests aside) have been answered. Set before the chain serves.
+	waitDrained func()
 
 	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
+	conns  map[*trackedConn]struct{}
 	closed bool
 }
 
 func newClosingListener(l net.Listener) *closingListener {
-	return &closingListener{Listener: l, conns: map[net.Conn]struct{}{}}
+	return &closingListener{Listener: l, conns: map[*trackedConn]struct{}{}}
 }
 
 func (l *closingListener) Accept() (net.Conn, error) {
@@ -44,11 +51,13 @@ func (l *closingListener) Accept() (net.Conn, error) {
 		return nil, net.ErrClosed
 	}
 	tc := &trackedConn{Conn: c, l: l}
+	tc.touch()
 	l.conns[tc] = struct{}{}
 	return tc, nil
 }
 
-// Close stops listening and, after shutdownGrace, closes the connections still open.
+// Close stops listening and, once the requests in flight are answered, closes the connections
+// still open as each falls quiet.
 func (l *closingListener) Close() error {
 	err := l.Listener.Close()
 	l.mu.Lock()
@@ -56,27 +65,53 @@ func (l *closingListener) Close() error {
 	l.closed = true
 	l.mu.Unlock()
 	if first {
-		time.AfterFunc(shutdownGrace, l.closeConns)
+		go l.closeConns()
 	}
 	return err
 }
 
 func (l *closingListener) closeConns() {
-	l.mu.Lock()
-	conns := make([]net.Conn, 0, len(l.conns))
-	for c := range l.conns {
-		conns = append(conns, c)
+	if l.waitDrained != nil {
+		l.waitDrained()
 	}
-	l.mu.Unlock()
-	for _, c := range conns {
-		c.Close()
+	for {
+		l.mu.Lock()
+		var quiet []net.Conn
+		for c := range l.conns {
+			if c.quietFor() >= quietBeforeClose {
+				quiet = append(quiet, c)
+			}
+		}
+		left := len(l.conns) - len(quiet)
+		l.mu.Unlock()
+		for _, c := range quiet {
+			c.Close()
+		}
+		if left == 0 {
+			return
+		}
+		time.Sleep(quietBeforeClose / 2) // polling the connections' clocks: nothing to wait on
 	}
 }
 
+// trackedConn is a connection of a closingListener that knows when it last carried bytes.
 type trackedConn struct {
 	net.Conn
 	l    *closingListener
+	last atomic.Int64 // unix nanoseconds of the last read or write
 	once sync.Once
+}
+
+func (c *trackedConn) touch() { c.last.Store(time.Now().UnixNano()) }
+func (c *trackedConn) quietFor() time.Duration {
+	return time.Duration(time.Now().UnixNano() - c.last.Load())
+}
+func (c *trackedConn) Read(b []byte) (int, error) { n, err := c.Conn.Read(b); c.touch(); return n, err }
+func (c *trackedConn) Write(b []byte) (int, error) {
+	c.touch()
+	n, err := c.Conn.Write(b)
+	c.touch()
+	return n, err
 }
 
 func (c *trackedConn) Close() error {
