@@ -91,6 +91,8 @@ func Run(ctx context.Context, o CompletedOptions, out io.Writer) error {
 // servers, the admin kubeconfig. Cancel ctx, or call Stop, to stop it.
 func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, error) {
 	p := progress{out: out, start: time.Now()}
+	restoreGC := relaxGC()
+	defer restoreGC()
 	ctx, cancel := context.WithCancel(ctx)
 	fail := func(err error) (*Chain, error) { cancel(); return nil, err }
 
@@ -217,6 +219,7 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 		return abort(err)
 	}
 	p.printf("ready: /readyz ok")
+	restoreGC()
 	// Start-up builds a lot that is garbage once the chain serves (the OpenAPI specs of every
 	// group, merged and marshalled; discovery documents; the first lists of every informer).
 	// Left alone, the Go runtime keeps that memory for minutes before it returns it to the
