@@ -79,6 +79,11 @@ func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.
 	if err := primeSplitClusterRoleBindings(ctx, p.ClusterRoleBindingsToSplit, client.RbacV1()); err != nil {
 		return false, fmt.Errorf("unable to prime split ClusterRoleBindings: %w", err)
 	}
+	// What exists now, after priming: each object's first Get is answered from these lists.
+	existingClusterRoles, existingRoles, existingClusterRoleBindings, existingRoleBindings, err := list(ctx, client)
+	if err != nil {
+		return false, err
+	}
 
 	// The objects are independent of each other: reconcile them a few at a time rather than one
 	// by one (kube-apiserver's hook goes one by one; on a fresh etcd that is about 280 requests in
@@ -107,7 +112,7 @@ func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.
 		role := &p.ClusterRoles[i]
 		opts := reconciliation.ReconcileRoleOptions{
 			Role:    reconciliation.ClusterRoleRuleOwner{ClusterRole: role.DeepCopy()},
-			Client:  reconciliation.ClusterRoleModifier{Client: client.RbacV1().ClusterRoles()},
+			Client:  listedClusterRoles{reconciliation.ClusterRoleModifier{Client: client.RbacV1().ClusterRoles()}, existingClusterRoles},
 			Confirm: true,
 		}
 		report("clusterrole."+rbacv1.GroupName+"/"+role.Name, func() error {
@@ -124,7 +129,7 @@ func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.
 		binding := &p.ClusterRoleBindings[i]
 		opts := reconciliation.ReconcileRoleBindingOptions{
 			RoleBinding: reconciliation.ClusterRoleBindingAdapter{ClusterRoleBinding: binding.DeepCopy()},
-			Client:      reconciliation.ClusterRoleBindingClientAdapter{Client: client.RbacV1().ClusterRoleBindings()},
+			Client:      listedClusterRoleBindings{reconciliation.ClusterRoleBindingClientAdapter{Client: client.RbacV1().ClusterRoleBindings()}, existingClusterRoleBindings},
 			Confirm:     true,
 		}
 		report("clusterrolebinding."+rbacv1.GroupName+"/"+binding.Name, func() error {
@@ -142,7 +147,7 @@ func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.
 			role := &roles[i]
 			opts := reconciliation.ReconcileRoleOptions{
 				Role:    reconciliation.RoleRuleOwner{Role: role.DeepCopy()},
-				Client:  reconciliation.RoleModifier{Client: client.RbacV1(), NamespaceClient: client.CoreV1().Namespaces()},
+				Client:  listedRoles{reconciliation.RoleModifier{Client: client.RbacV1(), NamespaceClient: client.CoreV1().Namespaces()}, existingRoles},
 				Confirm: true,
 			}
 			report("role."+rbacv1.GroupName+"/"+role.Name+" in "+namespace, func() error {
@@ -161,7 +166,7 @@ func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.
 			binding := &bindings[i]
 			opts := reconciliation.ReconcileRoleBindingOptions{
 				RoleBinding: reconciliation.RoleBindingAdapter{RoleBinding: binding.DeepCopy()},
-				Client:      reconciliation.RoleBindingClientAdapter{Client: client.RbacV1(), NamespaceClient: client.CoreV1().Namespaces()},
+				Client:      listedRoleBindings{reconciliation.RoleBindingClientAdapter{Client: client.RbacV1(), NamespaceClient: client.CoreV1().Namespaces()}, existingRoleBindings},
 				Confirm:     true,
 			}
 			report("rolebinding."+rbacv1.GroupName+"/"+binding.Name+" in "+namespace, func() error {

@@ -1,0 +1,126 @@
+package rbac
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/apichain/apichain/internal/rbac/reconciliation"
+)
+
+// listed answers the first Get of each object from one List made before reconciling, so that
+// reconciling a bootstrap object costs one request (a create, on a fresh etcd) instead of two.
+// Any later Get of the same object (a retry after a conflict) asks the server. This is the
+// chain's own shortcut: kube-apiserver's hook GETs every object.
+type listed[T any] struct {
+	resource string
+	mu       sync.Mutex
+	items    map[string]T    // namespace/name → the listed object
+	asked    map[string]bool // namespace/name → its first Get was answered
+}
+
+func newListed[T any](resource string) *listed[T] {
+	return &listed[T]{resource: resource, items: map[string]T{}, asked: map[string]bool{}}
+}
+
+func (l *listed[T]) add(namespace, name string, item T) { l.items[namespace+"/"+name] = item }
+
+// get answers from the list the first time, then from live.
+func (l *listed[T]) get(ctx context.Context, namespace, name string, live func(context.Context, string, string) (T, error)) (T, error) {
+	key := namespace + "/" + name
+	l.mu.Lock()
+	first := !l.asked[key]
+	l.asked[key] = true
+	item, ok := l.items[key]
+	l.mu.Unlock()
+	switch {
+	case !first:
+		return live(ctx, namespace, name)
+	case !ok:
+		var zero T
+		return zero, apierrors.NewNotFound(rbacv1.Resource(l.resource), name)
+	default:
+		return item, nil
+	}
+}
+
+type listedClusterRoles struct {
+	reconciliation.ClusterRoleModifier
+	l *listed[reconciliation.RuleOwner]
+}
+
+func (c listedClusterRoles) Get(ctx context.Context, namespace, name string) (reconciliation.RuleOwner, error) {
+	return c.l.get(ctx, namespace, name, c.ClusterRoleModifier.Get)
+}
+
+type listedRoles struct {
+	reconciliation.RoleModifier
+	l *listed[reconciliation.RuleOwner]
+}
+
+func (c listedRoles) Get(ctx context.Context, namespace, name string) (reconciliation.RuleOwner, error) {
+	return c.l.get(ctx, namespace, name, c.RoleModifier.Get)
+}
+
+type listedClusterRoleBindings struct {
+	reconciliation.ClusterRoleBindingClientAdapter
+	l *listed[reconciliation.RoleBinding]
+}
+
+func (c listedClusterRoleBindings) Get(ctx context.Context, namespace, name string) (reconciliation.RoleBinding, error) {
+	return c.l.get(ctx, namespace, name, c.ClusterRoleBindingClientAdapter.Get)
+}
+
+type listedRoleBindings struct {
+	reconciliation.RoleBindingClientAdapter
+	l *listed[reconciliation.RoleBinding]
+}
+
+func (c listedRoleBindings) Get(ctx context.Context, namespace, name string) (reconciliation.RoleBinding, error) {
+	return c.l.get(ctx, namespace, name, c.RoleBindingClientAdapter.Get)
+}
+
+// list lists the four kinds, in every namespace.
+func list(ctx context.Context, client kubernetes.Interface) (clusterRoles, roles *listed[reconciliation.RuleOwner], clusterRoleBindings, roleBindings *listed[reconciliation.RoleBinding], err error) {
+	rbac := client.RbacV1()
+	crs, err := rbac.ClusterRoles().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("unable to list clusterroles: %w", err)
+	}
+	rs, err := rbac.Roles(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("unable to list roles: %w", err)
+	}
+	crbs, err := rbac.ClusterRoleBindings().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("unable to list clusterrolebindings: %w", err)
+	}
+	rbs, err := rbac.RoleBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("unable to list rolebindings: %w", err)
+	}
+	clusterRoles, roles = newListed[reconciliation.RuleOwner]("clusterroles"), newListed[reconciliation.RuleOwner]("roles")
+	clusterRoleBindings, roleBindings = newListed[reconciliation.RoleBinding]("clusterrolebindings"), newListed[reconciliation.RoleBinding]("rolebindings")
+	for i := range crs.Items {
+		o := &crs.Items[i]
+		clusterRoles.add("", o.Name, reconciliation.ClusterRoleRuleOwner{ClusterRole: o})
+	}
+	for i := range rs.Items {
+		o := &rs.Items[i]
+		roles.add(o.Namespace, o.Name, reconciliation.RoleRuleOwner{Role: o})
+	}
+	for i := range crbs.Items {
+		o := &crbs.Items[i]
+		clusterRoleBindings.add("", o.Name, reconciliation.ClusterRoleBindingAdapter{ClusterRoleBinding: o})
+	}
+	for i := range rbs.Items {
+		o := &rbs.Items[i]
+		roleBindings.add(o.Namespace, o.Name, reconciliation.RoleBindingAdapter{RoleBinding: o})
+	}
+	return clusterRoles, roles, clusterRoleBindings, roleBindings, nil
+}
