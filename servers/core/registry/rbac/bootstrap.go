@@ -66,23 +66,19 @@ func isConflictOrServiceUnavailable(err error) bool {
 // Reconcile brings the stored RBAC objects up to p once. It reports done=false (and the last
 // error) when something failed and should be retried; it tries every object either way.
 func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.Interface) (done bool, err error) {
-	// Make sure storage answers before reconciling.
-	if _, err := client.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{}); err != nil {
-		return false, fmt.Errorf("unable to initialize clusterroles: %w", err)
-	}
-	if _, err := client.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{}); err != nil {
-		return false, fmt.Errorf("unable to initialize clusterrolebindings: %w", err)
-	}
-	if err := primeAggregatedClusterRoles(ctx, p.ClusterRolesToAggregate, client.RbacV1()); err != nil {
-		return false, fmt.Errorf("unable to prime aggregated clusterroles: %w", err)
-	}
-	if err := primeSplitClusterRoleBindings(ctx, p.ClusterRoleBindingsToSplit, client.RbacV1()); err != nil {
-		return false, fmt.Errorf("unable to prime split ClusterRoleBindings: %w", err)
-	}
-	// What exists now, after priming: each object's first Get is answered from these lists.
+	// What exists now (this also makes sure storage answers before reconciling): each object's
+	// first Get, priming's included, is answered from these lists.
 	existingClusterRoles, existingRoles, existingClusterRoleBindings, existingRoleBindings, err := list(ctx, client)
 	if err != nil {
 		return false, err
+	}
+	clusterRoles := listedClusterRoles{reconciliation.ClusterRoleModifier{Client: client.RbacV1().ClusterRoles()}, existingClusterRoles}
+	clusterRoleBindings := listedClusterRoleBindings{reconciliation.ClusterRoleBindingClientAdapter{Client: client.RbacV1().ClusterRoleBindings()}, existingClusterRoleBindings}
+	if err := primeAggregatedClusterRoles(ctx, p.ClusterRolesToAggregate, clusterRoles.getClusterRole, client.RbacV1()); err != nil {
+		return false, fmt.Errorf("unable to prime aggregated clusterroles: %w", err)
+	}
+	if err := primeSplitClusterRoleBindings(ctx, p.ClusterRoleBindingsToSplit, clusterRoleBindings.getClusterRoleBinding, client.RbacV1()); err != nil {
+		return false, fmt.Errorf("unable to prime split ClusterRoleBindings: %w", err)
 	}
 
 	// The objects are independent of each other: reconcile them a few at a time rather than one
@@ -112,7 +108,7 @@ func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.
 		role := &p.ClusterRoles[i]
 		opts := reconciliation.ReconcileRoleOptions{
 			Role:    reconciliation.ClusterRoleRuleOwner{ClusterRole: role.DeepCopy()},
-			Client:  listedClusterRoles{reconciliation.ClusterRoleModifier{Client: client.RbacV1().ClusterRoles()}, existingClusterRoles},
+			Client:  clusterRoles,
 			Confirm: true,
 		}
 		report("clusterrole."+rbacv1.GroupName+"/"+role.Name, func() error {
@@ -129,7 +125,7 @@ func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.
 		binding := &p.ClusterRoleBindings[i]
 		opts := reconciliation.ReconcileRoleBindingOptions{
 			RoleBinding: reconciliation.ClusterRoleBindingAdapter{ClusterRoleBinding: binding.DeepCopy()},
-			Client:      listedClusterRoleBindings{reconciliation.ClusterRoleBindingClientAdapter{Client: client.RbacV1().ClusterRoleBindings()}, existingClusterRoleBindings},
+			Client:      clusterRoleBindings,
 			Confirm:     true,
 		}
 		report("clusterrolebinding."+rbacv1.GroupName+"/"+binding.Name, func() error {
@@ -220,16 +216,16 @@ func in(namespace string) string {
 
 // primeAggregatedClusterRoles copies roles that became aggregated (admin, edit, view) to their
 // new aggregated-to names, so that rules users added to the old roles are kept.
-func primeAggregatedClusterRoles(ctx context.Context, clusterRolesToAggregate map[string]string, clusterRoleClient rbacv1client.ClusterRolesGetter) error {
+func primeAggregatedClusterRoles(ctx context.Context, clusterRolesToAggregate map[string]string, get func(context.Context, string) (*rbacv1.ClusterRole, error), clusterRoleClient rbacv1client.ClusterRolesGetter) error {
 	for oldName, newName := range clusterRolesToAggregate {
-		_, err := clusterRoleClient.ClusterRoles().Get(ctx, newName, metav1.GetOptions{})
+		_, err := get(ctx, newName)
 		if err == nil {
 			continue
 		}
 		if !apierrors.IsNotFound(err) {
 			return err
 		}
-		existingRole, err := clusterRoleClient.ClusterRoles().Get(ctx, oldName, metav1.GetOptions{})
+		existingRole, err := get(ctx, oldName)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -252,16 +248,16 @@ func primeAggregatedClusterRoles(ctx context.Context, clusterRolesToAggregate ma
 
 // primeSplitClusterRoleBindings creates split-off bindings (system:public-info-viewer from
 // system:discovery) with the subjects, labels and annotations of the binding they came from.
-func primeSplitClusterRoleBindings(ctx context.Context, clusterRoleBindingToSplit map[string]rbacv1.ClusterRoleBinding, clusterRoleBindingClient rbacv1client.ClusterRoleBindingsGetter) error {
+func primeSplitClusterRoleBindings(ctx context.Context, clusterRoleBindingToSplit map[string]rbacv1.ClusterRoleBinding, get func(context.Context, string) (*rbacv1.ClusterRoleBinding, error), clusterRoleBindingClient rbacv1client.ClusterRoleBindingsGetter) error {
 	for existingBindingName, clusterRoleBindingToCreate := range clusterRoleBindingToSplit {
-		existingRoleBinding, err := clusterRoleBindingClient.ClusterRoleBindings().Get(ctx, existingBindingName, metav1.GetOptions{})
+		existingRoleBinding, err := get(ctx, existingBindingName)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		_, err = clusterRoleBindingClient.ClusterRoleBindings().Get(ctx, clusterRoleBindingToCreate.Name, metav1.GetOptions{})
+		_, err = get(ctx, clusterRoleBindingToCreate.Name)
 		if err == nil {
 			continue
 		}

@@ -2,6 +2,7 @@ package rbac
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -27,7 +28,8 @@ func TestReconcileBootstrapPolicy(t *testing.T) {
 			gets++
 		}
 	}
-	// Priming looks up the renamed aggregated roles and the split bindings by name, nothing else.
+	// Only the names priming asked about (two per entry) are fetched again: priming may have
+	// created them since the lists.
 	if limit := 2*len(p.ClusterRolesToAggregate) + 2*len(p.ClusterRoleBindingsToSplit); gets > limit {
 		t.Errorf("the first reconcile made %d GETs of RBAC objects, want at most %d", gets, limit)
 	}
@@ -74,5 +76,38 @@ func TestReconcileBootstrapPolicy(t *testing.T) {
 	basic, _ = client.RbacV1().ClusterRoles().Get(ctx, "system:basic-user", metav1.GetOptions{})
 	if len(basic.Rules) != 1 {
 		t.Errorf("an autoupdate=false role was reconciled: %v", basic.Rules)
+	}
+}
+
+// TestReconcilePrimesFromOldNames: on a store from before aggregation, the rules a user added to
+// the old "edit" role move to system:aggregate-to-edit, and the subjects of the old
+// system:discovery binding to system:public-info-viewer; the reconcile after the priming keeps
+// both (it reads what priming created, not the list from before it).
+func TestReconcilePrimesFromOldNames(t *testing.T) {
+	ctx := context.Background()
+	extra := rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}}
+	subject := rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "example:readers"}
+	client := fake.NewClientset(
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "edit"}, Rules: []rbacv1.PolicyRule{extra}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "system:discovery"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:discovery"},
+			Subjects: []rbacv1.Subject{subject}},
+	)
+	if done, err := Reconcile(ctx, bootstrappolicy.Default(), client); !done || err != nil {
+		t.Fatalf("reconcile: %v %v", done, err)
+	}
+	edit, err := client.RbacV1().ClusterRoles().Get(ctx, "system:aggregate-to-edit", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(edit.Rules, func(r rbacv1.PolicyRule) bool { return slices.Equal(r.APIGroups, extra.APIGroups) }) || len(edit.Rules) < 2 {
+		t.Errorf("system:aggregate-to-edit = %v, want the bootstrap rules and the user's %v", edit.Rules, extra)
+	}
+	viewer, err := client.RbacV1().ClusterRoleBindings().Get(ctx, "system:public-info-viewer", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(viewer.Subjects, subject) {
+		t.Errorf("system:public-info-viewer subjects = %v, want %v among them", viewer.Subjects, subject)
 	}
 }

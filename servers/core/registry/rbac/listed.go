@@ -58,6 +58,15 @@ func (c listedClusterRoles) Get(ctx context.Context, namespace, name string) (re
 	return c.l.get(ctx, namespace, name, c.ClusterRoleModifier.Get)
 }
 
+// getClusterRole is Get as priming wants it.
+func (c listedClusterRoles) getClusterRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error) {
+	o, err := c.Get(ctx, "", name)
+	if err != nil {
+		return nil, err
+	}
+	return o.(reconciliation.ClusterRoleRuleOwner).ClusterRole, nil
+}
+
 type listedRoles struct {
 	reconciliation.RoleModifier
 	l *listed[reconciliation.RuleOwner]
@@ -76,6 +85,15 @@ func (c listedClusterRoleBindings) Get(ctx context.Context, namespace, name stri
 	return c.l.get(ctx, namespace, name, c.ClusterRoleBindingClientAdapter.Get)
 }
 
+// getClusterRoleBinding is Get as priming wants it.
+func (c listedClusterRoleBindings) getClusterRoleBinding(ctx context.Context, name string) (*rbacv1.ClusterRoleBinding, error) {
+	o, err := c.Get(ctx, "", name)
+	if err != nil {
+		return nil, err
+	}
+	return o.(reconciliation.ClusterRoleBindingAdapter).ClusterRoleBinding, nil
+}
+
 type listedRoleBindings struct {
 	reconciliation.RoleBindingClientAdapter
 	l *listed[reconciliation.RoleBinding]
@@ -85,24 +103,26 @@ func (c listedRoleBindings) Get(ctx context.Context, namespace, name string) (re
 	return c.l.get(ctx, namespace, name, c.RoleBindingClientAdapter.Get)
 }
 
-// list lists the four kinds, in every namespace.
+// list lists the four kinds, in every namespace, at once.
 func list(ctx context.Context, client kubernetes.Interface) (clusterRoles, roles *listed[reconciliation.RuleOwner], clusterRoleBindings, roleBindings *listed[reconciliation.RoleBinding], err error) {
 	rbac := client.RbacV1()
-	crs, err := rbac.ClusterRoles().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("unable to list clusterroles: %w", err)
-	}
-	rs, err := rbac.Roles(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("unable to list roles: %w", err)
-	}
-	crbs, err := rbac.ClusterRoleBindings().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("unable to list clusterrolebindings: %w", err)
-	}
-	rbs, err := rbac.RoleBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("unable to list rolebindings: %w", err)
+	var (
+		crs  *rbacv1.ClusterRoleList
+		rs   *rbacv1.RoleList
+		crbs *rbacv1.ClusterRoleBindingList
+		rbs  *rbacv1.RoleBindingList
+		errs [4]error
+		wg   sync.WaitGroup
+	)
+	wg.Go(func() { crs, errs[0] = rbac.ClusterRoles().List(ctx, metav1.ListOptions{}) })
+	wg.Go(func() { rs, errs[1] = rbac.Roles(metav1.NamespaceAll).List(ctx, metav1.ListOptions{}) })
+	wg.Go(func() { crbs, errs[2] = rbac.ClusterRoleBindings().List(ctx, metav1.ListOptions{}) })
+	wg.Go(func() { rbs, errs[3] = rbac.RoleBindings(metav1.NamespaceAll).List(ctx, metav1.ListOptions{}) })
+	wg.Wait()
+	for i, kind := range []string{"clusterroles", "roles", "clusterrolebindings", "rolebindings"} {
+		if errs[i] != nil {
+			return nil, nil, nil, nil, fmt.Errorf("unable to initialize %s: %w", kind, errs[i])
+		}
 	}
 	clusterRoles, roles = newListed[reconciliation.RuleOwner]("clusterroles"), newListed[reconciliation.RuleOwner]("roles")
 	clusterRoleBindings, roleBindings = newListed[reconciliation.RoleBinding]("clusterrolebindings"), newListed[reconciliation.RoleBinding]("rolebindings")
