@@ -270,7 +270,7 @@ func waitForNamespace(cfg *rest.Config, name string) error {
 	if err != nil {
 		return err
 	}
-	return wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 5*time.Second, true, func(ctx context.Context) (bool, error) {
+	return wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 5*time.Second, true, func(ctx context.Context) (bool, error) {
 		_, err := cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 		return err == nil, nil
 	})

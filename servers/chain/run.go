@@ -223,8 +223,9 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 	// Start-up builds a lot that is garbage once the chain serves (the OpenAPI specs of every
 	// group, merged and marshalled; discovery documents; the first lists of every informer).
 	// Left alone, the Go runtime keeps that memory for minutes before it returns it to the
-	// OS; give it back now, once, so the chain's footprint is what it needs to serve.
-	debug.FreeOSMemory()
+	// OS; give it back now, once, so the chain's footprint is what it needs to serve. In the
+	// background: it is a full collection, and the chain is ready.
+	go debug.FreeOSMemory()
 	if err := startMetrics(ctx, o, files, url, p, &c.addons); err != nil {
 		return abort(fmt.Errorf("starting the metrics server: %w", err))
 	}
@@ -268,7 +269,7 @@ func waitReady(ctx context.Context, admin *rest.Config, runErr <-chan error, tim
 		return req.DoRaw(ctx)
 	}
 	var stopped error
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		select {
 		case err := <-runErr:
 			stopped = err
