@@ -183,11 +183,21 @@ func TestControllersCanBeChosen(t *testing.T) {
 }
 
 // BenchmarkEnvironmentStartStop is a zero-value Environment started and stopped, as a test
-// suite does; it reports the two halves too.
+// suite does; it reports the two halves too. "no-controllers" is envtest's equivalent, a bare
+// kube-apiserver (Controllers: []string{}).
 func BenchmarkEnvironmentStartStop(b *testing.B) {
+	b.Run("default", func(b *testing.B) {
+		benchmarkStartStop(b, func() *chaintest.Environment { return &chaintest.Environment{} })
+	})
+	b.Run("no-controllers", func(b *testing.B) {
+		benchmarkStartStop(b, func() *chaintest.Environment { return &chaintest.Environment{Controllers: []string{}} })
+	})
+}
+
+func benchmarkStartStop(b *testing.B, newEnv func() *chaintest.Environment) {
 	var start, stop time.Duration
 	for i := 0; i < b.N; i++ {
-		env := &chaintest.Environment{}
+		env := newEnv()
 		t0 := time.Now()
 		if _, err := env.Start(); err != nil {
 			b.Fatal(err)

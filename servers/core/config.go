@@ -102,6 +102,8 @@ func NewConfig(shared genericapiserver.Config, sharedInformers informers.SharedI
 	}
 	codecs := serializer.NewCodecFactory(scheme)
 	generic := shared
+	// Core installs its OpenAPI handlers itself, v2 and v3 at once (Server.InstallOpenAPI).
+	generic.SkipOpenAPIInstallation = true
 	resources := serverstorage.NewResourceConfig()
 	resources.EnableVersions(servedGroupVersions...)
 	generic.MergedResourceConfig = resources

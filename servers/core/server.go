@@ -3,8 +3,13 @@ package core
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/routes"
+	"k8s.io/kube-openapi/pkg/common"
 
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/registry/admissionregistration"
@@ -28,6 +33,11 @@ import (
 // Server is the Core server.
 type Server struct {
 	GenericAPIServer *genericapiserver.GenericAPIServer
+
+	openAPIV2     *common.Config
+	openAPIV3     *common.OpenAPIV3Config
+	openAPIOnce   sync.Once
+	openAPIWaiter sync.WaitGroup
 }
 
 // New builds the Core server in front of delegate (ApiExtensions): every built-in group installed,
@@ -88,7 +98,32 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 	s.AddPostStartHookOrDie("start-core-cluster-authentication-info", b.clusterAuthenticationInfo)
 	s.AddPostStartHookOrDie(rbac.PostStartHookName, rbac.EnsurePolicy)
 	s.AddPostStartHookOrDie(scheduling.PostStartHookName, scheduling.BootstrapSystemPriorityClasses)
-	return &Server{GenericAPIServer: s}, nil
+	return &Server{GenericAPIServer: s, openAPIV2: c.Generic.OpenAPIConfig, openAPIV3: c.Generic.OpenAPIV3Config}, nil
+}
+
+// InstallOpenAPI builds Core's OpenAPI documents and installs their handlers (/openapi/v2 and
+// /openapi/v3), and returns a func that waits until it is done. k8s.io/apiserver does this in
+// PrepareRun, v2 then v3 (Config.SkipOpenAPIInstallation, set in NewConfig, turns that off for
+// Core): Core's documents are the largest of the chain, the largest single cost of a start, so
+// here v2 and v3 are built at once, and the chain starts them before it builds the Aggregator.
+// The result is what PrepareRun would have installed. Calling it again only waits.
+func (s *Server) InstallOpenAPI() (wait func()) {
+	s.openAPIOnce.Do(func() {
+		g := s.GenericAPIServer
+		oa := routes.OpenAPI{Config: s.openAPIV2, V3Config: s.openAPIV3}
+		s.openAPIWaiter.Go(func() {
+			g.OpenAPIVersionedService, g.StaticOpenAPISpec = oa.InstallV2(g.Handler.GoRestfulContainer, g.Handler.NonGoRestfulMux)
+		})
+		s.openAPIWaiter.Go(func() {
+			g.OpenAPIV3VersionedService = oa.InstallV3(g.Handler.GoRestfulContainer, g.Handler.NonGoRestfulMux)
+			// The root document, /openapi/v3, carries a hash of every group's document, so the
+			// first GET of it marshals them all; the Aggregator makes that GET as soon as the
+			// chain serves, when every post-start hook wants the CPU. Make it now instead: the
+			// result is cached until a group changes, which Core's never do.
+			g.OpenAPIV3VersionedService.HandleDiscovery(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/openapi/v3", nil))
+		})
+	})
+	return s.openAPIWaiter.Wait
 }
 
 // PreparedServer is a Server on which PrepareRun has run.
@@ -99,6 +134,7 @@ type PreparedServer struct {
 // PrepareRun sets up what serving needs (OpenAPI, health checks); Core alone, without the
 // chain in front, is used by tests and benchmarks.
 func (s *Server) PrepareRun() PreparedServer {
+	s.InstallOpenAPI()()
 	return PreparedServer{runnable: s.GenericAPIServer.PrepareRun()}
 }
 
