@@ -219,17 +219,19 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 		return abort(err)
 	}
 	p.printf("ready: /readyz ok")
-	restoreGC()
-	// Start-up builds a lot that is garbage once the chain serves (the OpenAPI specs of every
-	// group, merged and marshalled; discovery documents; the first lists of every informer).
-	// Left alone, the Go runtime keeps that memory for minutes before it returns it to the
-	// OS; give it back now, once, so the chain's footprint is what it needs to serve. In the
-	// background: it is a full collection, and the chain is ready.
-	go debug.FreeOSMemory()
 	if err := startMetrics(ctx, o, files, url, p, &c.addons); err != nil {
 		return abort(fmt.Errorf("starting the metrics server: %w", err))
 	}
 	c.addons.Done()
+	// Start-up builds a lot that is garbage once the chain serves (the OpenAPI specs of every
+	// group, merged and marshalled; discovery documents; the first lists of every informer).
+	// Left alone, the Go runtime keeps that memory for minutes before it returns it to the
+	// OS; give it back now, once, so the chain's footprint is what it needs to serve. In the
+	// background, as the last thing: it is a full collection. So is restoring the GC target
+	// (the heap is far past the restored target's goal; the collection that starts at once
+	// makes every allocating goroutine help it), so that comes last too.
+	restoreGC()
+	go debug.FreeOSMemory()
 	return c, nil
 }
 
