@@ -72,8 +72,8 @@ func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.
 	if err != nil {
 		return false, err
 	}
-	clusterRoles := listedClusterRoles{reconciliation.ClusterRoleModifier{Client: client.RbacV1().ClusterRoles()}, existingClusterRoles}
-	clusterRoleBindings := listedClusterRoleBindings{reconciliation.ClusterRoleBindingClientAdapter{Client: client.RbacV1().ClusterRoleBindings()}, existingClusterRoleBindings}
+	clusterRoles := listedRuleOwners{reconciliation.ClusterRoleModifier{Client: client.RbacV1().ClusterRoles()}, existingClusterRoles}
+	clusterRoleBindings := listedRoleBindings{reconciliation.ClusterRoleBindingClientAdapter{Client: client.RbacV1().ClusterRoleBindings()}, existingClusterRoleBindings}
 	if err := primeAggregatedClusterRoles(ctx, p.ClusterRolesToAggregate, clusterRoles.getClusterRole, client.RbacV1()); err != nil {
 		return false, fmt.Errorf("unable to prime aggregated clusterroles: %w", err)
 	}
@@ -143,7 +143,7 @@ func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.
 			role := &roles[i]
 			opts := reconciliation.ReconcileRoleOptions{
 				Role:    reconciliation.RoleRuleOwner{Role: role.DeepCopy()},
-				Client:  listedRoles{reconciliation.RoleModifier{Client: client.RbacV1(), NamespaceClient: client.CoreV1().Namespaces()}, existingRoles},
+				Client:  listedRuleOwners{reconciliation.RoleModifier{Client: client.RbacV1(), NamespaceClient: client.CoreV1().Namespaces()}, existingRoles},
 				Confirm: true,
 			}
 			report("role."+rbacv1.GroupName+"/"+role.Name+" in "+namespace, func() error {

@@ -49,17 +49,19 @@ func (l *listed[T]) get(ctx context.Context, namespace, name string, live func(c
 	}
 }
 
-type listedClusterRoles struct {
-	reconciliation.ClusterRoleModifier
+// listedRuleOwners reads ClusterRoles or Roles through a listed, and writes them as the
+// modifier it wraps does.
+type listedRuleOwners struct {
+	reconciliation.RuleOwnerModifier
 	l *listed[reconciliation.RuleOwner]
 }
 
-func (c listedClusterRoles) Get(ctx context.Context, namespace, name string) (reconciliation.RuleOwner, error) {
-	return c.l.get(ctx, namespace, name, c.ClusterRoleModifier.Get)
+func (c listedRuleOwners) Get(ctx context.Context, namespace, name string) (reconciliation.RuleOwner, error) {
+	return c.l.get(ctx, namespace, name, c.RuleOwnerModifier.Get)
 }
 
-// getClusterRole is Get as priming wants it.
-func (c listedClusterRoles) getClusterRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error) {
+// getClusterRole is Get as priming wants it (cluster roles only).
+func (c listedRuleOwners) getClusterRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error) {
 	o, err := c.Get(ctx, "", name)
 	if err != nil {
 		return nil, err
@@ -67,40 +69,24 @@ func (c listedClusterRoles) getClusterRole(ctx context.Context, name string) (*r
 	return o.(reconciliation.ClusterRoleRuleOwner).ClusterRole, nil
 }
 
-type listedRoles struct {
-	reconciliation.RoleModifier
-	l *listed[reconciliation.RuleOwner]
-}
-
-func (c listedRoles) Get(ctx context.Context, namespace, name string) (reconciliation.RuleOwner, error) {
-	return c.l.get(ctx, namespace, name, c.RoleModifier.Get)
-}
-
-type listedClusterRoleBindings struct {
-	reconciliation.ClusterRoleBindingClientAdapter
+// listedRoleBindings reads ClusterRoleBindings or RoleBindings through a listed, and writes
+// them as the modifier it wraps does.
+type listedRoleBindings struct {
+	reconciliation.RoleBindingModifier
 	l *listed[reconciliation.RoleBinding]
 }
 
-func (c listedClusterRoleBindings) Get(ctx context.Context, namespace, name string) (reconciliation.RoleBinding, error) {
-	return c.l.get(ctx, namespace, name, c.ClusterRoleBindingClientAdapter.Get)
+func (c listedRoleBindings) Get(ctx context.Context, namespace, name string) (reconciliation.RoleBinding, error) {
+	return c.l.get(ctx, namespace, name, c.RoleBindingModifier.Get)
 }
 
-// getClusterRoleBinding is Get as priming wants it.
-func (c listedClusterRoleBindings) getClusterRoleBinding(ctx context.Context, name string) (*rbacv1.ClusterRoleBinding, error) {
+// getClusterRoleBinding is Get as priming wants it (cluster role bindings only).
+func (c listedRoleBindings) getClusterRoleBinding(ctx context.Context, name string) (*rbacv1.ClusterRoleBinding, error) {
 	o, err := c.Get(ctx, "", name)
 	if err != nil {
 		return nil, err
 	}
 	return o.(reconciliation.ClusterRoleBindingAdapter).ClusterRoleBinding, nil
-}
-
-type listedRoleBindings struct {
-	reconciliation.RoleBindingClientAdapter
-	l *listed[reconciliation.RoleBinding]
-}
-
-func (c listedRoleBindings) Get(ctx context.Context, namespace, name string) (reconciliation.RoleBinding, error) {
-	return c.l.get(ctx, namespace, name, c.RoleBindingClientAdapter.Get)
 }
 
 // list lists the four kinds, in every namespace, at once.
