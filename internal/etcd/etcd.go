@@ -77,8 +77,9 @@ func start(ctx context.Context, c Config) (*Server, error) {
 	// before it makes itself leader (etcd fast-forwards all but 1 to electionTicks ticks of the
 	// randomized timeout). The shortest timeout etcd accepts for a 10 ms heartbeat (5 of them)
 	// makes that 10–50 ms (etcd's defaults, 100/1000 ms: up to a second; 10/100: 10–100 ms,
-	// ~25 ms more per start on average). A 5 ms heartbeat would halve it again but costs the idle chain
-	// about 1 % of a core more. Heartbeats go to no one; a lone member cannot lose leadership.
+	// ~25 ms more per start on average). A 5 ms heartbeat would halve it again but costs the
+	// idle chain about 1 % of a core more. Heartbeats go to no one; a lone member cannot lose
+	// leadership.
 	cfg.TickMs = 10
 	cfg.ElectionMs = 50
 	// etcd logs routine events (and every shutdown) at error level; its real failures reach the

@@ -83,8 +83,8 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 		return nil, fmt.Errorf("secure serving on %s:%d: %w", o.BindAddress, o.SecurePort, err)
 	}
 	// On shutdown the listener closes the connections clients keep open once the requests in
-	// flight are answered: what the head's WithWaitGroup filter counts, as k8s.io/apiserver's shutdown waits on it (every server's config
-	// derives from this one and shares the wait group).
+	// flight are answered: what the head's WithWaitGroup filter counts, and k8s.io/apiserver's
+	// own shutdown waits on (every server's config derives from this one and shares it).
 	serving.Listener.(*closingListener).waitDrained = generic.NonLongRunningRequestWaitGroup.Wait
 	generic.PublicAddress = publicAddress(o.BindIP)
 	// The servers talk to themselves in protobuf, uncompressed, as kube-apiserver does.

@@ -21,9 +21,9 @@ const quietBeforeClose = 20 * time.Millisecond
 // an idle connection open after a GOAWAY. The chain's own loopback clients are such clients, so
 // every stop took a second more than it needs — a second per test for chaintest users.
 // kube-apiserver stops the same way; this is the chain's own shortcut. It closes a connection
-// only after the requests in flight have drained (waitDrained: the head's NonLongRunningRequestWaitGroup,
-// which is what k8s.io/apiserver itself waits on) and the connection has been quiet for
-// quietBeforeClose, so no answer is cut off.
+// only after the requests in flight have drained (waitDrained: the head's
+// NonLongRunningRequestWaitGroup, which k8s.io/apiserver itself waits on) and the connection
+// has been quiet for quietBeforeClose, so no answer is cut off.
 type closingListener struct {
 	net.Listener
 	// waitDrained blocks until the requests in flight (watches and other long-running
