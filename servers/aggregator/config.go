@@ -24,6 +24,8 @@ import (
 	apiregistrationv1beta1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1beta1"
 	aggregatorapiserver "k8s.io/kube-aggregator/pkg/apiserver"
 	aggregatorscheme "k8s.io/kube-aggregator/pkg/apiserver/scheme"
+
+	"github.com/apichain/apichain/internal/etcdstorage"
 )
 
 // Config is the Aggregator's configuration.
@@ -56,6 +58,7 @@ func NewConfig(shared server.Config, sharedInformers informers.SharedInformerFac
 	if err := etcd.ApplyTo(&generic); err != nil {
 		return nil, err
 	}
+	generic.RESTOptionsGetter = etcdstorage.RESTOptionsGetter(generic.RESTOptionsGetter, etcd.EnableWatchCache)
 	return &Config{&aggregatorapiserver.Config{
 		GenericConfig: &server.RecommendedConfig{Config: generic, SharedInformerFactory: sharedInformers},
 		ExtraConfig: aggregatorapiserver.ExtraConfig{

@@ -33,6 +33,7 @@ import (
 	"k8s.io/apiserver/pkg/util/dryrun"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/apichain/apichain/internal/etcdstorage"
 	"github.com/apichain/apichain/servers/core/registry/policy"
 	"github.com/apichain/apichain/servers/core/resource"
 	"github.com/apichain/apichain/servers/core/validation"
@@ -84,7 +85,7 @@ type uncachedOptions struct{ generic.RESTOptionsGetter }
 
 func (o uncachedOptions) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
 	opts, err := o.RESTOptionsGetter.GetRESTOptions(resource, example)
-	opts.Decorator = generic.UndecoratedStorage
+	opts.Decorator = etcdstorage.UndecoratedStorage
 	return opts, err
 }
 

@@ -15,6 +15,7 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/storage"
 
+	"github.com/apichain/apichain/internal/etcdstorage"
 	"github.com/apichain/apichain/servers/core/allocator"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
@@ -103,7 +104,7 @@ func rawStorage(optsGetter generic.RESTOptionsGetter, resource, key string) (sto
 	if err != nil {
 		return nil, nil, err
 	}
-	st, destroy, err := generic.NewRawStorage(opts.StorageConfig, func() runtime.Object { return &corev1.RangeAllocation{} }, nil, key)
+	st, destroy, err := etcdstorage.NewRawStorage(opts.StorageConfig, func() runtime.Object { return &corev1.RangeAllocation{} }, nil, key)
 	if err != nil {
 		return nil, nil, err
 	}
