@@ -10,6 +10,7 @@ package anchor
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -86,7 +87,11 @@ func Start(tb testing.TB, idle time.Duration) *Server {
 	script, _ := Script()
 	cmd := exec.Command("bash", script)
 	cmd.Env = append(os.Environ(), "ANCHOR_BIN="+Bin(), "IDLE_S="+strconv.FormatFloat(idle.Seconds(), 'f', 1, 64), "HOLD=3600")
-	cmd.Stderr = os.Stderr
+	// Its stderr is shown only if it fails: bash's complaints from its exit trap when it is
+	// stopped ("wait_for: No record of process") otherwise land in the middle of the benchmark
+	// result lines.
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
 	// Its own process group, so that stop can make sure nothing it started outlives it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()
@@ -116,7 +121,7 @@ func Start(tb testing.TB, idle time.Duration) *Server {
 		}
 	}()
 	if fields["port"] == "" {
-		tb.Fatalf("the anchor script printed no figures (%v)", sc.Err())
+		tb.Fatalf("the anchor script printed no figures (%v); its stderr:\n%s", sc.Err(), stderr)
 	}
 	num := func(k string) float64 {
 		f, err := strconv.ParseFloat(fields[k], 64)
@@ -178,4 +183,22 @@ func RSSMiB(pid int) (float64, error) {
 		}
 	}
 	return total, nil
+}
+
+// syncBuffer collects a process's output while it runs, safe to read meanwhile.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
