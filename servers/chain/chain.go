@@ -40,8 +40,8 @@ func CreateServerChain(c CompletedConfig) (*aggregator.Server, error) {
 		return nil, fmt.Errorf("creating core server: %w", err)
 	}
 	labelDelegate(coreServer.GenericAPIServer, serverCore)
-	// Core's OpenAPI documents build on the other core while the Aggregator is built; the
-	// Aggregator's PrepareRun reads them.
+	// Core's OpenAPI v2 document builds on the other core while the Aggregator is built (v3
+	// first, before the Aggregator: see InstallOpenAPI); the Aggregator's PrepareRun reads them.
 	openAPIInstalled := coreServer.InstallOpenAPI()
 
 	aggregatorServer, err := c.Aggregator.New(coreServer.GenericAPIServer, extensionsServer.CRDInformers().Apiextensions().V1().CustomResourceDefinitions())
