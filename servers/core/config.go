@@ -103,7 +103,7 @@ func NewConfig(shared genericapiserver.Config, sharedInformers informers.SharedI
 	}
 	codecs := serializer.NewCodecFactory(scheme)
 	generic := shared
-	// Core installs its OpenAPI handlers itself, v2 and v3 at once (Server.InstallOpenAPI).
+	// Core installs its OpenAPI handlers itself, v2 in the background (Server.InstallOpenAPI).
 	generic.SkipOpenAPIInstallation = true
 	resources := serverstorage.NewResourceConfig()
 	resources.EnableVersions(servedGroupVersions...)
