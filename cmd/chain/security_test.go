@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,25 +18,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/apichain/apichain/internal/anchor"
 )
-
-// lockedBuffer collects a process's output while the process writes it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestSecurityNoSecretsInLogs runs the real binary logging at -v=8 (request URLs, headers
 // at the level kube-apiserver logs them), creates a Secret holding a unique marker, reads it
@@ -59,7 +41,7 @@ func TestSecurityNoSecretsInLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs lockedBuffer
+	var logs anchor.LockedBuffer
 	cmd := exec.Command(build(t), "--data-dir", dir, "--secure-port", "0", "--unsafe-no-fsync", "--metrics=off",
 		"--token-auth-file", tokenFile, "-v=8")
 	stdout, err := cmd.StdoutPipe()

@@ -90,7 +90,7 @@ func Start(tb testing.TB, idle time.Duration) *Server {
 	// Its stderr is shown only if it fails: bash's complaints from its exit trap when it is
 	// stopped ("wait_for: No record of process") otherwise land in the middle of the benchmark
 	// result lines.
-	stderr := &syncBuffer{}
+	stderr := &LockedBuffer{}
 	cmd.Stderr = stderr
 	// Its own process group, so that stop can make sure nothing it started outlives it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -185,19 +185,20 @@ func RSSMiB(pid int) (float64, error) {
 	return total, nil
 }
 
-// syncBuffer collects a process's output while it runs, safe to read meanwhile.
-type syncBuffer struct {
+// LockedBuffer collects a process's output while the process writes it, safe to read
+// meanwhile (the anchor script's stderr; the chain binary's logs in cmd/chain's tests).
+type LockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *LockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *LockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
