@@ -1,0 +1,216 @@
+package validation
+
+// The rule helpers every kind's validation is written with. Each checks one thing and returns
+// kube-apiserver's field error for it; a kind's function reads as the list of its rules:
+//
+//	errs = append(errs, validation.Meta(&cm.ObjectMeta, true, validation.SubdomainName, path)...)
+//	errs = append(errs, validation.NonNegative(spec.Child("replicas"), int64(*replicas))...)
+//
+// Arguments go in field's order, path first, then the value. Most helpers are thin layers over
+// k8s.io/apimachinery's validation packages, which hold the messages kube-apiserver prints.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	pathvalidation "k8s.io/apimachinery/pkg/api/validation/path"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// NameRule checks an object's name (prefix is true for a generateName) and returns messages.
+type NameRule = apivalidation.ValidateNameFunc
+
+// The name rules of the built-in kinds: most take a DNS subdomain, some a DNS label.
+var (
+	SubdomainName NameRule = apivalidation.NameIsDNSSubdomain
+	LabelName     NameRule = apivalidation.NameIsDNSLabel
+	DNS1035Name   NameRule = apivalidation.NameIsDNS1035Label
+)
+
+// PathSegmentName accepts any name that can stand in a URL path (RBAC objects, reviews).
+func PathSegmentName(name string, prefix bool) []string {
+	return pathvalidation.ValidatePathSegmentName(name, prefix)
+}
+
+// Meta checks the metadata of an object being created: its name with rule, its namespace
+// (when namespaced), labels, annotations, owner references and finalizers.
+func Meta(meta *metav1.ObjectMeta, namespaced bool, rule NameRule, path *field.Path) field.ErrorList {
+	errs := apivalidation.ValidateObjectMeta(meta, namespaced, rule, path)
+	return append(errs, kubeFinalizers(path.Child("finalizers"), meta.Finalizers)...)
+}
+
+// MetaUpdate checks the metadata of an update against the stored object's: name, namespace,
+// uid, creation time and the like cannot change.
+func MetaUpdate(meta, old *metav1.ObjectMeta, path *field.Path) field.ErrorList {
+	errs := apivalidation.ValidateObjectMetaUpdate(meta, old, path)
+	return append(errs, kubeFinalizers(path.Child("finalizers"), meta.Finalizers)...)
+}
+
+// kubeFinalizers: a finalizer without a domain must be one Kubernetes itself knows.
+func kubeFinalizers(path *field.Path, finalizers []string) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range finalizers {
+		if !strings.Contains(f, "/") && !KnownFinalizer(f) {
+			errs = append(errs, field.Invalid(path.Index(i), f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
+}
+
+// KnownFinalizer says whether f is one of the finalizers Kubernetes defines without a domain.
+func KnownFinalizer(f string) bool {
+	return f == "kubernetes" || f == metav1.FinalizerOrphanDependents || f == metav1.FinalizerDeleteDependents
+}
+
+// messages turns a list of messages from k8s.io/apimachinery/pkg/util/validation into errors.
+func messages(path *field.Path, value interface{}, msgs []string) field.ErrorList {
+	var errs field.ErrorList
+	for _, m := range msgs {
+		errs = append(errs, field.Invalid(path, value, m))
+	}
+	return errs
+}
+
+// DNSLabel: value is an RFC 1123 label ("my-name": lower case, digits, '-', at most 63).
+func DNSLabel(path *field.Path, value string) field.ErrorList {
+	return messages(path, value, utilvalidation.IsDNS1123Label(value))
+}
+
+// DNS1035Label: an RFC 1035 label, which also must start with a letter (service names).
+func DNS1035Label(path *field.Path, value string) field.ErrorList {
+	return messages(path, value, utilvalidation.IsDNS1035Label(value))
+}
+
+// DNSSubdomain: value is an RFC 1123 subdomain ("a.b-c", at most 253).
+func DNSSubdomain(path *field.Path, value string) field.ErrorList {
+	return messages(path, value, utilvalidation.IsDNS1123Subdomain(value))
+}
+
+// QualifiedName: value is a label key: an optional DNS subdomain prefix and '/', then a name.
+func QualifiedName(path *field.Path, value string) field.ErrorList {
+	return messages(path, value, utilvalidation.IsQualifiedName(value))
+}
+
+// Labels and Annotations check a map of labels or annotations.
+func Labels(path *field.Path, labels map[string]string) field.ErrorList {
+	return metavalidation.ValidateLabels(labels, path)
+}
+
+func Annotations(path *field.Path, annotations map[string]string) field.ErrorList {
+	return apivalidation.ValidateAnnotations(annotations, path)
+}
+
+// Selector checks a label selector; invalid label values are rejected (the rule for objects
+// created now; an update may keep what an old object already has, see SelectorKeepingOld).
+func Selector(path *field.Path, selector *metav1.LabelSelector) field.ErrorList {
+	return metavalidation.ValidateLabelSelector(selector, metavalidation.LabelSelectorValidationOptions{}, path)
+}
+
+// SelectorKeepingOld checks selector on update: if the stored object's selector already has an
+// invalid label value, such values stay allowed, as kube-apiserver lets old objects be updated.
+func SelectorKeepingOld(path *field.Path, selector, old *metav1.LabelSelector) field.ErrorList {
+	opts := metavalidation.LabelSelectorValidationOptions{
+		AllowInvalidLabelValueInSelector: old != nil && metavalidation.LabelSelectorHasInvalidLabelValue(old),
+	}
+	return metavalidation.ValidateLabelSelector(selector, opts, path)
+}
+
+// NonNegative: value >= 0.
+func NonNegative(path *field.Path, value int64) field.ErrorList {
+	return apivalidation.ValidateNonnegativeField(value, path)
+}
+
+// Positive: value > 0.
+func Positive(path *field.Path, value int64) field.ErrorList {
+	if value <= 0 {
+		return field.ErrorList{field.Invalid(path, value, "must be greater than zero")}
+	}
+	return nil
+}
+
+// InRange: lo <= value <= hi.
+func InRange(path *field.Path, value, lo, hi int64) field.ErrorList {
+	if value < lo || value > hi {
+		return field.ErrorList{field.Invalid(path, value, utilvalidation.InclusiveRangeError(int(lo), int(hi)))}
+	}
+	return nil
+}
+
+// Port: a TCP or UDP port number, 1 to 65535.
+func Port(path *field.Path, port int32) field.ErrorList {
+	return messages(path, port, utilvalidation.IsValidPortNum(int(port)))
+}
+
+// PortName: an IANA service name (at most 15 characters, letters, digits and '-').
+func PortName(path *field.Path, name string) field.ErrorList {
+	return messages(path, name, utilvalidation.IsValidPortName(name))
+}
+
+// NonNegativeQuantity: q >= 0.
+func NonNegativeQuantity(path *field.Path, q resource.Quantity) field.ErrorList {
+	if q.Sign() < 0 {
+		return field.ErrorList{field.Invalid(path, q.String(), apivalidation.IsNegativeErrorMsg)}
+	}
+	return nil
+}
+
+// Required: a string field that must be set.
+func Required(path *field.Path, value string) field.ErrorList {
+	if value == "" {
+		return field.ErrorList{field.Required(path, "")}
+	}
+	return nil
+}
+
+// OneOf: value is one of allowed (an enum). An empty value is Required.
+func OneOf[T ~string](path *field.Path, value T, allowed ...T) field.ErrorList {
+	if value == "" {
+		return field.ErrorList{field.Required(path, "")}
+	}
+	if slices.Contains(allowed, value) {
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(path, value, allowed)}
+}
+
+// Immutable: an update keeps the stored value.
+func Immutable(path *field.Path, value, old interface{}) field.ErrorList {
+	return apivalidation.ValidateImmutableField(value, old, path)
+}
+
+// Duplicates reports each value of keys seen before at path.Index(i).
+func Duplicates[T comparable](path *field.Path, keys []T) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[T]bool{}
+	for i, k := range keys {
+		if seen[k] {
+			errs = append(errs, field.Duplicate(path.Index(i), k))
+		}
+		seen[k] = true
+	}
+	return errs
+}
+
+// Each runs check on every element of list at path.Index(i).
+func Each[T any](path *field.Path, list []T, check func(*field.Path, *T) field.ErrorList) field.ErrorList {
+	var errs field.ErrorList
+	for i := range list {
+		errs = append(errs, check(path.Index(i), &list[i])...)
+	}
+	return errs
+}
+
+// Forbiddenf is field.Forbidden with a formatted message.
+func Forbiddenf(path *field.Path, format string, args ...interface{}) *field.Error {
+	return field.Forbidden(path, fmt.Sprintf(format, args...))
+}
+
+// Internal wraps a struct-valued bad value so that it prints as kube-apiserver prints it: the
+// Go field names of its internal type (see internaljson.go).
+func Internal(v interface{}) interface{} { return internal(v) }
