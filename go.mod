@@ -127,6 +127,7 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
+	k8s.io/code-generator v0.37.2 // indirect
 	k8s.io/gengo/v2 v2.0.0-20260408192533-25e2208e0dc3 // indirect
 	k8s.io/kms v0.37.2 // indirect
 	k8s.io/streaming v0.37.2 // indirect
@@ -135,4 +136,7 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 )
 
-tool k8s.io/kube-openapi/cmd/openapi-gen
+tool (
+	k8s.io/code-generator/cmd/validation-gen
+	k8s.io/kube-openapi/cmd/openapi-gen
+)
