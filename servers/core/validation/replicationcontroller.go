@@ -4,11 +4,9 @@ package validation
 // v1.37.2 pkg/apis/core/validation/validation.go (ValidatePodTemplate*, ValidatePodTemplateSpec,
 // ValidateReplicationController*, ValidatePodTemplateSpecForRC, ValidateNonEmptySelector,
 // ValidateHasLabel) and pkg/api/pod/util.go (GetValidationOptionsFromPodTemplate), called the
-// way pkg/registry/core/{podtemplate,replicationcontroller}/strategy.go call them. The
-// replicationcontroller strategy embeds rest.DeclarativeValidation; the rules of
-// pkg/apis/core/v1/zz_generated.validations.go it enforces in v1.37 (+k8s:beta: metadata.name
-// long name, spec.replicas required and minimum=0, spec.minReadySeconds minimum=0) are merged
-// in as rest.ValidateDeclarativelyWithMigrationChecks merges them.
+// way pkg/registry/core/{podtemplate,replicationcontroller}/strategy.go call them. The errors
+// marked covered are reported by the generated declarative rules (+k8s:beta: metadata.name long
+// name, spec.replicas required and minimum=0, spec.minReadySeconds minimum=0).
 
 import (
 	"context"
@@ -90,8 +88,7 @@ func ValidateReplicationController(controller *v1.ReplicationController) field.E
 	for i := range controller.Finalizers {
 		allErrs = append(allErrs, validateKubeFinalizerName(controller.Finalizers[i], metaPath.Child("finalizers").Index(i))...)
 	}
-	allErrs = append(allErrs, validateReplicationControllerSpec(&controller.Spec, field.NewPath("spec"), opts)...)
-	return withEnforcedDeclarative(allErrs, replicationControllerDeclarative(controller, nil))
+	return append(allErrs, validateReplicationControllerSpec(&controller.Spec, field.NewPath("spec"), opts)...)
 }
 
 // ValidateReplicationControllerUpdate is the replicationcontroller strategy's ValidateUpdate.
@@ -101,7 +98,7 @@ func ValidateReplicationControllerUpdate(controller, oldController *v1.Replicati
 	allErrs = append(allErrs, validateReplicationControllerSpec(&controller.Spec, field.NewPath("spec"), opts)...)
 	// The strategy's checks of NonConvertibleFields annotations concern objects converted from
 	// other API versions; the chain serves v1 only.
-	return withEnforcedDeclarative(allErrs, replicationControllerDeclarative(controller, oldController))
+	return allErrs
 }
 
 // ValidateReplicationControllerStatusUpdate is the replicationcontroller status strategy's ValidateUpdate.
@@ -183,28 +180,6 @@ func validateReplicationControllerSpec(spec *v1.ReplicationControllerSpec, fldPa
 	}
 	allErrs = append(allErrs, validatePodTemplateSpecForRC(spec.Template, spec.Selector, fldPath.Child("template"), opts)...)
 	return allErrs
-}
-
-// replicationControllerDeclarative is the enforced part of Validate_ReplicationController, each
-// field checked only when it changed on update.
-func replicationControllerDeclarative(rc, old *v1.ReplicationController) field.ErrorList {
-	ctx, op := context.Background(), workloadOp(old != nil)
-	var errs field.ErrorList
-	if (old == nil || rc.Name != old.Name) && rc.Name != "" {
-		errs = append(errs, validate.LongName(ctx, op, field.NewPath("metadata", "name"), &rc.Name, nil).MarkBeta()...)
-	}
-	specPath := field.NewPath("spec")
-	if old == nil || !equalInt32Ptr(rc.Spec.Replicas, old.Spec.Replicas) {
-		if e := validate.RequiredPointer(ctx, op, specPath.Child("replicas"), rc.Spec.Replicas, nil).MarkBeta(); len(e) != 0 {
-			errs = append(errs, e...)
-		} else {
-			errs = append(errs, validate.Minimum(ctx, op, specPath.Child("replicas"), rc.Spec.Replicas, nil, 0).MarkBeta()...)
-		}
-	}
-	if old == nil || rc.Spec.MinReadySeconds != old.Spec.MinReadySeconds {
-		errs = append(errs, validate.Minimum(ctx, op, specPath.Child("minReadySeconds"), &rc.Spec.MinReadySeconds, nil, 0).MarkBeta()...)
-	}
-	return errs
 }
 
 // validateHasLabel requires that metav1.ObjectMeta has a Label with key and expectedValue.

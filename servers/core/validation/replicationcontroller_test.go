@@ -57,12 +57,12 @@ func TestValidateReplicationController(t *testing.T) {
 		}), []string{"spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template"}},
 	}
 	for _, tc := range cases {
-		expectErrors(t, tc.name, ValidateReplicationController(tc.obj), tc.want)
+		expectErrors(t, tc.name, withDeclarative(t, tc.obj, nil, ValidateReplicationController(tc.obj)), tc.want)
 	}
 	// An unchanged invalid minReadySeconds is not checked declaratively again on update
 	// (ratcheting), so the handwritten error it covers stays.
 	old := rcWith(t, func(rc *v1.ReplicationController) { rc.Spec.MinReadySeconds = -1 })
-	expectErrors(t, "ratcheting", ValidateReplicationControllerUpdate(old.DeepCopy(), old), []string{"spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0"})
+	expectErrors(t, "ratcheting", withDeclarative(t, old.DeepCopy(), old, ValidateReplicationControllerUpdate(old.DeepCopy(), old)), []string{"spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0"})
 	expectErrors(t, "status", ValidateReplicationControllerStatusUpdate(rcWith(t, func(rc *v1.ReplicationController) {
 		rc.Status = v1.ReplicationControllerStatus{Replicas: 1, ReadyReplicas: 2}
 	}), rcWith(t, nil)), []string{"status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas"})

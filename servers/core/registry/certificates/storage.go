@@ -88,16 +88,16 @@ func (p Provider) NewRESTStorage(scheme *runtime.Scheme, codecs serializer.Codec
 
 	m := info.VersionedResourcesStorageMap[p.GroupVersion.Version]
 	m["certificatesigningrequests/status"] = newSubresource(store, &subresourceStrategy{
-		RESTUpdateStrategy: store.UpdateStrategy,
-		prepare:            prepareStatusUpdate,
-		validate:           validation.ValidateCertificateSigningRequestStatusUpdate,
-		resetFields:        resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "conditions")),
+		mainStrategy: store.UpdateStrategy.(mainStrategy),
+		prepare:      prepareStatusUpdate,
+		validate:     validation.ValidateCertificateSigningRequestStatusUpdate,
+		resetFields:  resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "conditions")),
 	})
 	m["certificatesigningrequests/approval"] = newSubresource(store, &subresourceStrategy{
-		RESTUpdateStrategy: store.UpdateStrategy,
-		prepare:            prepareApprovalUpdate,
-		validate:           validation.ValidateCertificateSigningRequestApprovalUpdate,
-		resetFields:        resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "certificate")),
+		mainStrategy: store.UpdateStrategy.(mainStrategy),
+		prepare:      prepareApprovalUpdate,
+		validate:     validation.ValidateCertificateSigningRequestApprovalUpdate,
+		resetFields:  resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "certificate")),
 	})
 	return info, nil
 }

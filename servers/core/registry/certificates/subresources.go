@@ -21,10 +21,17 @@ func (f fixedResetFields) GetResetFields() map[fieldpath.APIVersion]*fieldpath.S
 // its own preparation, validation and reset fields (kubernetes
 // pkg/registry/certificates/certificates/strategy.go csrStatusStrategy, csrApprovalStrategy).
 type subresourceStrategy struct {
-	rest.RESTUpdateStrategy
+	mainStrategy
 	prepare     func(newCSR, oldCSR *certificatesv1.CertificateSigningRequest)
 	validate    func(newCSR, oldCSR *certificatesv1.CertificateSigningRequest) field.ErrorList
 	resetFields map[fieldpath.APIVersion]*fieldpath.Set
+}
+
+// mainStrategy is what the subresources keep of the main strategy: its update rules and its
+// declarative validation, which runs on /status and /approval too.
+type mainStrategy interface {
+	rest.RESTUpdateStrategy
+	rest.DeclarativeValidationStrategy
 }
 
 func (s *subresourceStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {

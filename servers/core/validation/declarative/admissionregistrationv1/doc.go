@@ -4,6 +4,6 @@
 // Package admissionregistrationv1 holds the declarative validation of admissionregistration/v1, generated from k8s.io/api's tags.
 package admissionregistrationv1
 
-import "github.com/apichain/apichain/servers/core/validation/declarative"
+import "github.com/apichain/apichain/servers/core/validation/declarative/discard"
 
-var localSchemeBuilder declarative.Discard
+var localSchemeBuilder discard.Builder

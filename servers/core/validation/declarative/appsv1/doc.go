@@ -4,6 +4,6 @@
 // Package appsv1 holds the declarative validation of apps/v1, generated from k8s.io/api's tags.
 package appsv1
 
-import "github.com/apichain/apichain/servers/core/validation/declarative"
+import "github.com/apichain/apichain/servers/core/validation/declarative/discard"
 
-var localSchemeBuilder declarative.Discard
+var localSchemeBuilder discard.Builder

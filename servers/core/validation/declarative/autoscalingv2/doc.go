@@ -4,6 +4,6 @@
 // Package autoscalingv2 holds the declarative validation of autoscaling/v2, generated from k8s.io/api's tags.
 package autoscalingv2
 
-import "github.com/apichain/apichain/servers/core/validation/declarative"
+import "github.com/apichain/apichain/servers/core/validation/declarative/discard"
 
-var localSchemeBuilder declarative.Discard
+var localSchemeBuilder discard.Builder

@@ -4,6 +4,6 @@
 // Package coordinationv1 holds the declarative validation of coordination/v1, generated from k8s.io/api's tags.
 package coordinationv1
 
-import "github.com/apichain/apichain/servers/core/validation/declarative"
+import "github.com/apichain/apichain/servers/core/validation/declarative/discard"
 
-var localSchemeBuilder declarative.Discard
+var localSchemeBuilder discard.Builder

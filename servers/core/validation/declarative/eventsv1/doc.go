@@ -4,6 +4,6 @@
 // Package eventsv1 holds the declarative validation of events/v1, generated from k8s.io/api's tags.
 package eventsv1
 
-import "github.com/apichain/apichain/servers/core/validation/declarative"
+import "github.com/apichain/apichain/servers/core/validation/declarative/discard"
 
-var localSchemeBuilder declarative.Discard
+var localSchemeBuilder discard.Builder
