@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -480,6 +481,11 @@ func (r *EvictionREST) checkAndDecrement(ctx context.Context, podName string, pd
 	// If the pod is not deleted within a reasonable time limit PDB controller will assume that it won't
 	// be deleted at all and remove it from DisruptedPod map.
 	pdb.Status.DisruptedPods[podName] = metav1.Time{Time: time.Now()}
+	// kube-apiserver writes the budget through a client, as a request of its own; the
+	// declarative validation of that write reads the group, version and subresource from the
+	// request's RequestInfo, so this in-process write carries the one such a request would.
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{IsResourceRequest: true, Verb: "update",
+		APIGroup: policyv1.GroupName, APIVersion: "v1", Namespace: pdb.Namespace, Resource: "poddisruptionbudgets", Subresource: "status", Name: pdb.Name})
 	_, _, err := r.pdbs.Status.Update(ctx, pdb.Name, rest.DefaultUpdatedObjectInfo(&pdb), rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
 	return err
 }
