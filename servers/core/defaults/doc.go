@@ -6,12 +6,12 @@
 //
 // Each API group has a package here (core, apps, batch, ...) with one hand-written
 // SetDefaults_<Type> function per type that has defaults of its own, written from what
-// kube-apiserver v1.37.2 returns (../../../shared/reference/defaulted). defaulter-gen, from
-// k8s.io/code-generator, writes each package's zz_generated.defaults.go: SetObjectDefaults_<Kind>
-// functions that walk a kind down to its nested types, call those functions where they apply
-// and fill the `+default=` markers of k8s.io/api's types, and RegisterDefaults, which puts them
-// on a scheme. Regenerate after changing a SetDefaults_ function (a test fails while a generated
-// file is stale):
+// kube-apiserver v1.37.2 answers (reference_test.go compares with its answers, in testdata).
+// defaulter-gen, from k8s.io/code-generator, writes each package's zz_generated.defaults.go:
+// SetObjectDefaults_<Kind> functions that walk a kind down to its nested types, call those
+// functions where they apply and fill the `+default=` markers of k8s.io/api's types, and
+// RegisterDefaults, which puts them on a scheme. Regenerate after adding or removing a
+// SetDefaults_ function (a test fails while a generated file is stale):
 //
 //	go generate ./servers/core/defaults
 //

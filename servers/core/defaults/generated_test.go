@@ -50,7 +50,7 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 
 	cmd := exec.Command("go", strings.Fields(string(m[1]))...)
 	cmd.Dir = here
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("defaulter-gen: %v\n%s", err, out)
 	}
