@@ -1,8 +1,8 @@
 // Package defaults is where Core's defaulting comes from: kube-apiserver's defaults for every
 // built-in kind the Core server serves. The chain's Core keeps objects as the k8s.io/api v1
 // types, with no internal version, so the defaults apply to those types directly: the
-// apiserver's decoder calls scheme.Default on every object it decodes from a request (and from
-// query parameters, such as those of pods/log), before admission and validation.
+// apiserver's decoder calls scheme.Default on every object it decodes from a request body or
+// from query parameters, before admission and validation.
 //
 // Each API group has a package here (core, apps, batch, ...) with one hand-written
 // SetDefaults_<Type> function per type that has defaults of its own, written from what
