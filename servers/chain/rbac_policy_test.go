@@ -43,29 +43,32 @@ func TestBootstrapPolicyMatchesKubeAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ownObjects []runtime.Object
-	for i := range own.ClusterRoles {
-		ownObjects = append(ownObjects, &own.ClusterRoles[i])
-	}
-	for i := range own.ClusterRoleBindings {
-		ownObjects = append(ownObjects, &own.ClusterRoleBindings[i])
-	}
-	for i := range own.Roles {
-		ownObjects = append(ownObjects, &own.Roles[i])
-	}
-	for i := range own.RoleBindings {
-		ownObjects = append(ownObjects, &own.RoleBindings[i])
-	}
 	chainOwn := 0
-	for _, o := range ownObjects {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	addOwn := func(kind string, obj runtime.Object) {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
 			t.Fatal(err)
 		}
+		m["kind"] = kind
 		if key := policyKey(m); want[key] == nil {
 			want[key] = essence(m)
 			chainOwn++
 		}
+	}
+	for i := range own.ClusterRoles {
+		addOwn("ClusterRole", &own.ClusterRoles[i])
+	}
+	for i := range own.ClusterRoleBindings {
+		addOwn("ClusterRoleBinding", &own.ClusterRoleBindings[i])
+	}
+	for i := range own.Roles {
+		addOwn("Role", &own.Roles[i])
+	}
+	for i := range own.RoleBindings {
+		addOwn("RoleBinding", &own.RoleBindings[i])
+	}
+	if want["ClusterRole /cluster-admin"]["rules"] == nil || want["ClusterRoleBinding /cluster-admin"]["subjects"] == nil {
+		t.Fatalf("the comparison would look at nothing: %v", want["ClusterRole /cluster-admin"])
 	}
 	if chainOwn == 0 || len(want) != len(reference.Items)+chainOwn {
 		t.Fatalf("%d reference objects, %d of the chain's own, %d in all", len(reference.Items), chainOwn, len(want))

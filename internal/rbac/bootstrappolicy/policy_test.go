@@ -78,7 +78,11 @@ func TestDefault(t *testing.T) {
 func TestAddRejectsTypos(t *testing.T) {
 	for _, doc := range []string{
 		"items: [{kind: ClusterRole, metadata: {name: a}, rule: []}]",
+		"items: [{kind: ClusterRole, metadata: {name: a, label: {}}}]",
 		"items: [{kind: ServiceAccount, metadata: {name: a}}]",
+		"items: [{kind: Role, metadata: {name: a}, subjects: []}]",
+		"items: [{kind: RoleBinding, metadata: {name: a}, rules: [], roleRef: {kind: Role, name: r}}]",
+		"items: [{kind: RoleBinding, metadata: {name: a}}]",
 		"items: {kind: Role}",
 	} {
 		var p Policy
