@@ -17,9 +17,9 @@ import (
 // of the module, and compares every zz_generated.* file they write, in that directory and below,
 // with the committed one.
 //
-// The copy (go.mod, go.sum, hack/ and this directory's tree without its generated files) keeps
-// the module path and the directory's place in it, so that the generator sees the same import
-// paths, and the committed tree is never written to.
+// The copy (go.mod, go.sum, hack/ and this directory's Go sources, without tests, testdata and
+// generated files) keeps the module path and the directory's place in it, so that the generator
+// sees the same import paths, and the committed tree is never written to.
 func Check(t *testing.T) {
 	t.Helper()
 	doc, err := os.ReadFile("doc.go")
@@ -44,11 +44,14 @@ func Check(t *testing.T) {
 	for _, f := range []string{"go.mod", "go.sum", "hack"} {
 		copyTree(t, filepath.Join(root, f), filepath.Join(copyRoot, f), nil)
 	}
-	copyTree(t, wd, filepath.Join(copyRoot, rel), isGenerated)
+	copyTree(t, wd, filepath.Join(copyRoot, rel), func(path string) bool {
+		return isGenerated(path) || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go")
+	})
 
 	for _, line := range lines {
 		cmd := exec.Command("go", strings.Fields(string(line[1]))...)
 		cmd.Dir = filepath.Join(copyRoot, rel)
+		cmd.Env = append(os.Environ(), "GOWORK=off") // the copy is a module of its own
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go %s: %v\n%s", line[1], err, out)
 		}
@@ -100,6 +103,9 @@ func copyTree(t *testing.T, src, dst string, skip func(string) bool) {
 			return err
 		}
 		target := filepath.Join(dst, strings.TrimPrefix(path, src))
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
