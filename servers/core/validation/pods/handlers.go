@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/apichain/apichain/servers/core/validation"
