@@ -212,6 +212,7 @@ func dataSource(path *field.Path, spec *corev1.PersistentVolumeClaimSpec) field.
 	}
 	if ds, dr := spec.DataSource, spec.DataSourceRef; ds != nil && dr != nil {
 		same := ds.Kind == dr.Kind && ds.Name == dr.Name && equality.Semantic.DeepEqual(ds.APIGroup, dr.APIGroup)
+		// kube-apiserver's bad value here is a field path, which prints as {}.
 		errs = append(errs, when(!same, field.Invalid(path, path.Child("dataSource"), "must match dataSourceRef"))...)
 	}
 	return errs
