@@ -120,8 +120,7 @@ var (
 		"status.phase", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"}
 )
 
-// podField: a downward API reference to a field of the pod; labels and annotations may be
-// subscripted with one key, as in metadata.labels['app'].
+// podField: a downward API reference to a field of the pod, one of allowed.
 func podField(path *field.Path, f *corev1.ObjectFieldSelector, allowed []string) field.ErrorList {
 	switch {
 	case f.APIVersion == "":
@@ -131,14 +130,11 @@ func podField(path *field.Path, f *corev1.ObjectFieldSelector, allowed []string)
 	case f.APIVersion != "v1":
 		return field.ErrorList{field.Invalid(path.Child("fieldPath"), f.FieldPath, "error converting fieldPath: unsupported pod version: "+f.APIVersion)}
 	}
-	base, key, subscripted := strings.Cut(f.FieldPath, "['")
-	if subscripted {
+	// One label or annotation, in environment variables too: metadata.labels['app'].
+	if base, key, subscripted := strings.Cut(f.FieldPath, "['"); subscripted {
 		key, closed := strings.CutSuffix(key, "']")
-		switch {
-		case !closed || (base != "metadata.labels" && base != "metadata.annotations"):
+		if !closed || (base != "metadata.labels" && base != "metadata.annotations") {
 			return field.ErrorList{field.Invalid(path.Child("fieldPath"), f.FieldPath, "error converting fieldPath: field label does not support subscript: "+f.FieldPath)}
-		case !contains(allowed, base):
-			return field.ErrorList{field.Invalid(path, base, "does not support subscript")}
 		}
 		return validation.QualifiedName(path.Child("fieldPath"), key)
 	}

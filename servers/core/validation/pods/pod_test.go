@@ -29,7 +29,8 @@ func TestPodCreate(t *testing.T) {
 			ctr(p).VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "cfg", MountPath: "/cfg", SubPath: "x"}}
 			ctr(p).LivenessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Port: intstr.FromString("http")}}}
 			ctr(p).Env = []corev1.EnvVar{{Name: "A", Value: "b"}, {Name: "POD", ValueFrom: &corev1.EnvVarSource{
-				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}, {Name: "APP", ValueFrom: &corev1.EnvVarSource{
+				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels['app']"}}}}
 		}, nil},
 
 		// metadata

@@ -18,8 +18,8 @@ func (s *podSpec) affinity(path *field.Path) field.ErrorList {
 	if a == nil {
 		return nil
 	}
-	var old *corev1.Affinity
-	if s.old != nil {
+	old := &corev1.Affinity{}
+	if s.old != nil && s.old.Affinity != nil {
 		old = s.old.Affinity
 	}
 	var errs field.ErrorList
@@ -32,44 +32,52 @@ func (s *podSpec) affinity(path *field.Path) field.ErrorList {
 			errs = append(errs, nodeSelectorTerm(tp.Child("preference"), t.Preference)...)
 		}
 	}
-	podTerms := func(p *field.Path, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm, oldTerms func() []corev1.PodAffinityTerm) {
-		oldSelectors := oldTerms()
-		for i := range required {
-			errs = append(errs, podAffinityTerm(p.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i), &required[i], oldSelectors)...)
-		}
-		for i := range preferred {
-			tp := p.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
-			errs = append(errs, weight(tp.Child("weight"), preferred[i].Weight)...)
-			errs = append(errs, podAffinityTerm(tp.Child("podAffinityTerm"), &preferred[i].PodAffinityTerm, oldSelectors)...)
-		}
-	}
 	if pa := a.PodAffinity; pa != nil {
-		podTerms(path.Child("podAffinity"), pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution,
-			func() []corev1.PodAffinityTerm {
-				if old == nil || old.PodAffinity == nil {
-					return nil
-				}
-				return allPodTerms(old.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, old.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
-			})
+		oldPA := old.PodAffinity
+		if oldPA == nil {
+			oldPA = &corev1.PodAffinity{}
+		}
+		errs = append(errs, podTerms(path.Child("podAffinity"),
+			pa.RequiredDuringSchedulingIgnoredDuringExecution, oldPA.RequiredDuringSchedulingIgnoredDuringExecution,
+			pa.PreferredDuringSchedulingIgnoredDuringExecution, oldPA.PreferredDuringSchedulingIgnoredDuringExecution)...)
 	}
 	if pa := a.PodAntiAffinity; pa != nil {
-		podTerms(path.Child("podAntiAffinity"), pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution,
-			func() []corev1.PodAffinityTerm {
-				if old == nil || old.PodAntiAffinity == nil {
-					return nil
-				}
-				return allPodTerms(old.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, old.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
-			})
+		oldPA := old.PodAntiAffinity
+		if oldPA == nil {
+			oldPA = &corev1.PodAntiAffinity{}
+		}
+		errs = append(errs, podTerms(path.Child("podAntiAffinity"),
+			pa.RequiredDuringSchedulingIgnoredDuringExecution, oldPA.RequiredDuringSchedulingIgnoredDuringExecution,
+			pa.PreferredDuringSchedulingIgnoredDuringExecution, oldPA.PreferredDuringSchedulingIgnoredDuringExecution)...)
 	}
 	return errs
 }
 
-func allPodTerms(required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) []corev1.PodAffinityTerm {
-	terms := append([]corev1.PodAffinityTerm(nil), required...)
-	for _, w := range preferred {
-		terms = append(terms, w.PodAffinityTerm)
+// podTerms: the required and the weighted terms of pod affinity or anti-affinity; the stored
+// object's terms (old...) are matched by position.
+func podTerms(path *field.Path, required, oldRequired []corev1.PodAffinityTerm, preferred, oldPreferred []corev1.WeightedPodAffinityTerm) field.ErrorList {
+	var errs field.ErrorList
+	for i := range required {
+		errs = append(errs, podAffinityTerm(path.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i), &required[i], at(oldRequired, i))...)
 	}
-	return terms
+	for i := range preferred {
+		p := path.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
+		var old *corev1.PodAffinityTerm
+		if w := at(oldPreferred, i); w != nil {
+			old = &w.PodAffinityTerm
+		}
+		errs = append(errs, weight(p.Child("weight"), preferred[i].Weight)...)
+		errs = append(errs, podAffinityTerm(p.Child("podAffinityTerm"), &preferred[i].PodAffinityTerm, old)...)
+	}
+	return errs
+}
+
+// at returns &list[i], or nil past its end.
+func at[T any](list []T, i int) *T {
+	if i < len(list) {
+		return &list[i]
+	}
+	return nil
 }
 
 func weight(path *field.Path, w int32) field.ErrorList {
@@ -135,20 +143,14 @@ func selectorOperator(path *field.Path, op corev1.NodeSelectorOperator, values [
 }
 
 // podAffinityTerm: which pods (selector, namespaces), and the topology domain they share.
-// Label values that the stored object's selectors already had stay allowed on update.
-func podAffinityTerm(path *field.Path, t *corev1.PodAffinityTerm, old []corev1.PodAffinityTerm) field.ErrorList {
-	var oldSelector, oldNamespaceSelector *metav1.LabelSelector
-	for i := range old {
-		if old[i].LabelSelector != nil && oldSelector == nil {
-			oldSelector = old[i].LabelSelector
-		}
-		if old[i].NamespaceSelector != nil && oldNamespaceSelector == nil {
-			oldNamespaceSelector = old[i].NamespaceSelector
-		}
+// Label values that the stored term's selectors already had stay allowed on update.
+func podAffinityTerm(path *field.Path, t, old *corev1.PodAffinityTerm) field.ErrorList {
+	if old == nil {
+		old = &corev1.PodAffinityTerm{}
 	}
 	errs := join(
-		validation.SelectorKeepingOld(path.Child("labelSelector"), t.LabelSelector, oldSelector),
-		validation.SelectorKeepingOld(path.Child("namespaceSelector"), t.NamespaceSelector, oldNamespaceSelector),
+		validation.SelectorKeepingOld(path.Child("labelSelector"), t.LabelSelector, old.LabelSelector),
+		validation.SelectorKeepingOld(path.Child("namespaceSelector"), t.NamespaceSelector, old.NamespaceSelector),
 	)
 	for _, ns := range t.Namespaces {
 		errs = append(errs, invalid(path.Child("namespace"), ns, utilvalidation.IsDNS1123Label(ns))...)
@@ -234,8 +236,10 @@ func (s *podSpec) topologySpread(path *field.Path) field.ErrorList {
 			}
 		}
 		var old *metav1.LabelSelector
-		if s.old != nil && i < len(s.old.TopologySpreadConstraints) {
-			old = s.old.TopologySpreadConstraints[i].LabelSelector
+		if s.old != nil {
+			if oc := at(s.old.TopologySpreadConstraints, i); oc != nil {
+				old = oc.LabelSelector
+			}
 		}
 		errs = append(errs, validation.SelectorKeepingOld(p.Child("labelSelector"), c.LabelSelector, old)...)
 		errs = append(errs, ifSetPtr(p.Child("nodeAffinityPolicy"), c.NodeAffinityPolicy, nodeInclusionPolicy)...)

@@ -48,6 +48,16 @@ template:
 	spec.Spec.RestartPolicy = "Sometimes"
 	expect(t, "at the caller's path", ValidatePodTemplateSpec(spec, nil, field.NewPath("spec", "template")),
 		`spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`)
+
+	// A label value that selectors may no longer hold stays allowed in a stored template.
+	stale := good.Template.DeepCopy()
+	stale.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"no good"}}}}, TopologyKey: "zone"}}}}
+	path := field.NewPath("template")
+	expect(t, "invalid label value in a new selector", ValidatePodTemplateSpec(stale, nil, path),
+		`template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values[0]: Invalid value: "no good"`)
+	expect(t, "kept in a stored one", ValidatePodTemplateSpec(stale, stale.DeepCopy(), path))
 }
 
 // TestAcceptedObjects: what kube-apiserver accepted and returned (the reference's defaulted

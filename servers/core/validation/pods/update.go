@@ -1,8 +1,6 @@
 package pods
 
 import (
-	"reflect"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/diff"
@@ -79,13 +77,14 @@ func activeDeadlineUpdate(path *field.Path, deadline, old *int64) field.ErrorLis
 
 // tolerationsKept: tolerations may be added; existing ones stay, but for their tolerationSeconds.
 func tolerationsKept(path *field.Path, tolerations, old []corev1.Toleration) field.ErrorList {
+	// A toleration is what it tolerates; how long it does may change.
+	what := func(t corev1.Toleration) corev1.Toleration { t.TolerationSeconds = nil; return t }
+	present := map[corev1.Toleration]bool{}
+	for _, t := range tolerations {
+		present[what(t)] = true
+	}
 	for _, o := range old {
-		kept := false
-		for _, t := range tolerations {
-			t.TolerationSeconds = o.TolerationSeconds
-			kept = kept || reflect.DeepEqual(t, o)
-		}
-		if !kept {
+		if !present[what(o)] {
 			return field.ErrorList{field.Forbidden(path, "existing toleration can not be modified except its tolerationSeconds")}
 		}
 	}
