@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/apichain/apichain/servers/core/validation"
 )
 
 // join concatenates the results of a list of rules.
@@ -136,4 +138,31 @@ func invalid(path *field.Path, value interface{}, msgs []string) field.ErrorList
 		errs = append(errs, field.Invalid(path, value, m))
 	}
 	return errs
+}
+
+// uniqueLabel: a name that must be given, a DNS label, not yet in seen; it is added to seen.
+func uniqueLabel(p *field.Path, name string, seen map[string]bool) field.ErrorList {
+	defer func() { seen[name] = true }()
+	switch {
+	case name == "":
+		return field.ErrorList{field.Required(p, "")}
+	case seen[name]:
+		return field.ErrorList{field.Duplicate(p, name)}
+	}
+	return validation.DNSLabel(p, name)
+}
+
+// uniquePath: a path in a container that must be given, once, and not be one of taken (the
+// paths used otherwise, as takenMsg says); it is added to seen.
+func uniquePath(p *field.Path, value string, seen, taken map[string]bool, takenMsg string) field.ErrorList {
+	defer func() { seen[value] = true }()
+	switch {
+	case value == "":
+		return field.ErrorList{field.Required(p, "")}
+	case seen[value]:
+		return field.ErrorList{field.Invalid(p, value, "must be unique")}
+	case taken[value]:
+		return field.ErrorList{field.Invalid(p, value, takenMsg)}
+	}
+	return nil
 }

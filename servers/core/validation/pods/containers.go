@@ -21,15 +21,7 @@ func (s *podSpec) containerList(path *field.Path, list []corev1.Container, init 
 	var errs field.ErrorList
 	for i := range list {
 		c, p := &list[i], path.Index(i)
-		switch {
-		case c.Name == "":
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		case seen[c.Name]:
-			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
-		default:
-			errs = append(errs, validation.DNSLabel(p.Child("name"), c.Name)...)
-		}
-		seen[c.Name] = true
+		errs = append(errs, uniqueLabel(p.Child("name"), c.Name, seen)...)
 		errs = append(errs, s.container(p, c, init)...)
 	}
 	return errs
@@ -182,15 +174,7 @@ func (s *podSpec) volumeMounts(path *field.Path, c *corev1.Container) field.Erro
 		case s.volumes[m.Name] == nil:
 			errs = append(errs, field.NotFound(p.Child("name"), m.Name))
 		}
-		switch {
-		case m.MountPath == "":
-			errs = append(errs, field.Required(p.Child("mountPath"), ""))
-		case paths[m.MountPath]:
-			errs = append(errs, field.Invalid(p.Child("mountPath"), m.MountPath, "must be unique"))
-		case devices[m.MountPath]:
-			errs = append(errs, field.Invalid(p.Child("mountPath"), m.MountPath, "must not already exist as a path in volumeDevices"))
-		}
-		paths[m.MountPath] = true
+		errs = append(errs, uniquePath(p.Child("mountPath"), m.MountPath, paths, devices, "must not already exist as a path in volumeDevices")...)
 		if m.SubPath != "" {
 			errs = append(errs, relativePath(path.Child("subPath"), m.SubPath)...)
 		}
@@ -246,15 +230,7 @@ func (s *podSpec) volumeDevices(path *field.Path, c *corev1.Container) field.Err
 		case mountedVolumes[d.Name]:
 			errs = append(errs, field.Invalid(p.Child("name"), d.Name, "must not already exist in volumeMounts"))
 		}
-		switch {
-		case d.DevicePath == "":
-			errs = append(errs, field.Required(p.Child("devicePath"), ""))
-		case devicePaths[d.DevicePath]:
-			errs = append(errs, field.Invalid(p.Child("devicePath"), d.DevicePath, "must be unique"))
-		case mountPaths[d.DevicePath]:
-			errs = append(errs, field.Invalid(p.Child("devicePath"), d.DevicePath, "must not already exist as a path in volumeMounts"))
-		}
-		devicePaths[d.DevicePath] = true
+		errs = append(errs, uniquePath(p.Child("devicePath"), d.DevicePath, devicePaths, mountPaths, "must not already exist as a path in volumeMounts")...)
 		errs = append(errs, noBacksteps(p.Child("devicePath"), d.DevicePath)...)
 	}
 	return errs

@@ -32,42 +32,34 @@ func (s *podSpec) affinity(path *field.Path) field.ErrorList {
 			errs = append(errs, nodeSelectorTerm(tp.Child("preference"), t.Preference)...)
 		}
 	}
-	if pa := a.PodAffinity; pa != nil {
-		oldPA := old.PodAffinity
-		if oldPA == nil {
-			oldPA = &corev1.PodAffinity{}
-		}
-		errs = append(errs, podTerms(path.Child("podAffinity"),
-			pa.RequiredDuringSchedulingIgnoredDuringExecution, oldPA.RequiredDuringSchedulingIgnoredDuringExecution,
-			pa.PreferredDuringSchedulingIgnoredDuringExecution, oldPA.PreferredDuringSchedulingIgnoredDuringExecution)...)
-	}
-	if pa := a.PodAntiAffinity; pa != nil {
-		oldPA := old.PodAntiAffinity
-		if oldPA == nil {
-			oldPA = &corev1.PodAntiAffinity{}
-		}
-		errs = append(errs, podTerms(path.Child("podAntiAffinity"),
-			pa.RequiredDuringSchedulingIgnoredDuringExecution, oldPA.RequiredDuringSchedulingIgnoredDuringExecution,
-			pa.PreferredDuringSchedulingIgnoredDuringExecution, oldPA.PreferredDuringSchedulingIgnoredDuringExecution)...)
-	}
+	// Anti-affinity has the same terms as affinity, with the opposite meaning.
+	errs = append(errs, podTerms(path.Child("podAffinity"), a.PodAffinity, old.PodAffinity)...)
+	errs = append(errs, podTerms(path.Child("podAntiAffinity"), (*corev1.PodAffinity)(a.PodAntiAffinity), (*corev1.PodAffinity)(old.PodAntiAffinity))...)
 	return errs
 }
 
 // podTerms: the required and the weighted terms of pod affinity or anti-affinity; the stored
-// object's terms (old...) are matched by position.
-func podTerms(path *field.Path, required, oldRequired []corev1.PodAffinityTerm, preferred, oldPreferred []corev1.WeightedPodAffinityTerm) field.ErrorList {
-	var errs field.ErrorList
-	for i := range required {
-		errs = append(errs, podAffinityTerm(path.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i), &required[i], at(oldRequired, i))...)
+// object's terms are matched by position.
+func podTerms(path *field.Path, pa, old *corev1.PodAffinity) field.ErrorList {
+	if pa == nil {
+		return nil
 	}
-	for i := range preferred {
+	if old == nil {
+		old = &corev1.PodAffinity{}
+	}
+	var errs field.ErrorList
+	for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+		errs = append(errs, podAffinityTerm(path.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i),
+			&pa.RequiredDuringSchedulingIgnoredDuringExecution[i], at(old.RequiredDuringSchedulingIgnoredDuringExecution, i))...)
+	}
+	for i, w := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
 		p := path.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
-		var old *corev1.PodAffinityTerm
-		if w := at(oldPreferred, i); w != nil {
-			old = &w.PodAffinityTerm
+		var oldTerm *corev1.PodAffinityTerm
+		if ow := at(old.PreferredDuringSchedulingIgnoredDuringExecution, i); ow != nil {
+			oldTerm = &ow.PodAffinityTerm
 		}
-		errs = append(errs, weight(p.Child("weight"), preferred[i].Weight)...)
-		errs = append(errs, podAffinityTerm(p.Child("podAffinityTerm"), &preferred[i].PodAffinityTerm, old)...)
+		errs = append(errs, weight(p.Child("weight"), w.Weight)...)
+		errs = append(errs, podAffinityTerm(p.Child("podAffinityTerm"), &w.PodAffinityTerm, oldTerm)...)
 	}
 	return errs
 }

@@ -18,15 +18,7 @@ func (s *podSpec) volumeList(path *field.Path) field.ErrorList {
 	seen := map[string]bool{}
 	for i := range s.Volumes {
 		v, p := &s.Volumes[i], path.Index(i)
-		switch {
-		case v.Name == "":
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		case seen[v.Name]:
-			errs = append(errs, field.Duplicate(p.Child("name"), v.Name))
-		default:
-			errs = append(errs, validation.DNSLabel(p.Child("name"), v.Name)...)
-		}
-		seen[v.Name] = true
+		errs = append(errs, uniqueLabel(p.Child("name"), v.Name, seen)...)
 		// An ephemeral volume's claim is named <pod>-<volume>: that must be a valid name too.
 		if v.Ephemeral != nil && s.isPod && s.meta.Name != "" {
 			claim := s.meta.Name + "-" + v.Name
