@@ -86,16 +86,16 @@ func setMembers(union interface{}) []string {
 }
 
 // exactlyOne is the rule of a union: none set is Required at path with missing; every member
-// set after the first is Forbidden at its own path with tooMany. It returns the first member.
-func exactlyOne(path *field.Path, members []string, missing, tooMany string) (string, field.ErrorList) {
+// set after the first is Forbidden at its own path with tooMany.
+func exactlyOne(path *field.Path, members []string, missing, tooMany string) field.ErrorList {
 	if len(members) == 0 {
-		return "", field.ErrorList{field.Required(path, missing)}
+		return field.ErrorList{field.Required(path, missing)}
 	}
 	var errs field.ErrorList
 	for _, m := range members[1:] {
 		errs = append(errs, field.Forbidden(path.Child(m), tooMany))
 	}
-	return members[0], errs
+	return errs
 }
 
 // noBacksteps: a path may not contain a ".." element.

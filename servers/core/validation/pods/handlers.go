@@ -44,7 +44,7 @@ func (s *podSpec) probes(path *field.Path, c *corev1.Container, plainInit bool) 
 
 // probe: exactly one way to probe, and counts and periods that are not negative.
 func probe(path *field.Path, pr *corev1.Probe) field.ErrorList {
-	_, errs := exactlyOne(path, setMembers(&pr.ProbeHandler), "must specify a handler type", "may not specify more than 1 handler type")
+	errs := exactlyOne(path, setMembers(&pr.ProbeHandler), "must specify a handler type", "may not specify more than 1 handler type")
 	return join(errs,
 		handlerActions(path, pr.Exec, pr.HTTPGet, pr.TCPSocket),
 		ifSetPtr(path.Child("grpc"), pr.GRPC, func(p *field.Path, g corev1.GRPCAction) field.ErrorList {
@@ -105,7 +105,7 @@ func (s *podSpec) lifecycle(path *field.Path, l *corev1.Lifecycle, plainInit boo
 }
 
 func (s *podSpec) lifecycleHandler(path *field.Path, h corev1.LifecycleHandler) field.ErrorList {
-	_, errs := exactlyOne(path, setMembers(&h), "must specify a handler type", "may not specify more than 1 handler type")
+	errs := exactlyOne(path, setMembers(&h), "must specify a handler type", "may not specify more than 1 handler type")
 	errs = append(errs, handlerActions(path, h.Exec, h.HTTPGet, h.TCPSocket)...)
 	// A sleeping preStop hook must end before the kubelet kills the container anyway.
 	if grace := s.TerminationGracePeriodSeconds; h.Sleep != nil && grace != nil && (h.Sleep.Seconds < 0 || h.Sleep.Seconds > *grace) {

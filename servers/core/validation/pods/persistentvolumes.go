@@ -76,7 +76,7 @@ func capacity(p *field.Path, c corev1.ResourceList) field.ErrorList {
 
 // persistentVolumeSource: exactly one source; the common ones checked as in a pod.
 func persistentVolumeSource(p *field.Path, spec *corev1.PersistentVolumeSpec) field.ErrorList {
-	_, errs := exactlyOne(p, setMembers(&spec.PersistentVolumeSource), "must specify a volume type", "may not specify more than 1 volume type")
+	errs := exactlyOne(p, setMembers(&spec.PersistentVolumeSource), "must specify a volume type", "may not specify more than 1 volume type")
 	return join(errs,
 		ifSetPtr(p.Child("hostPath"), spec.HostPath, hostPathSource),
 		ifSetPtr(p.Child("nfs"), spec.NFS, nfsSource),

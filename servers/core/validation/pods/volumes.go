@@ -39,7 +39,7 @@ func (s *podSpec) volumeSource(p *field.Path, v *corev1.VolumeSource) field.Erro
 	if i := slices.Index(members, "emptyDir"); i > 0 {
 		members = append([]string{"emptyDir"}, slices.Delete(members, i, i+1)...)
 	}
-	_, errs := exactlyOne(p, members, "must specify a volume type", "may not specify more than 1 volume type")
+	errs := exactlyOne(p, members, "must specify a volume type", "may not specify more than 1 volume type")
 	return join(errs,
 		ifSetPtr(p.Child("hostPath"), v.HostPath, hostPathSource),
 		ifSetPtr(p.Child("emptyDir"), v.EmptyDir, func(p *field.Path, e corev1.EmptyDirVolumeSource) field.ErrorList {
