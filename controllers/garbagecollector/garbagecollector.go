@@ -45,6 +45,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 )
 
 // GarbageCollector is the collector. Build it with New, start it with Run.
@@ -98,7 +99,13 @@ func (gc *GarbageCollector) processNext(ctx context.Context) bool {
 	}
 	defer gc.queue.Done(uid)
 	if err := gc.sync(ctx, uid); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "collecting garbage", "uid", uid)
+		if meta.IsNoMatchError(err) {
+			// An owner of a kind not served yet, or not known to the mapper yet (a CRD just
+			// created): the resync that starts watching it queues every dependent again.
+			klog.FromContext(ctx).V(2).Info("owner kind unknown yet", "uid", uid, "err", err)
+		} else {
+			utilruntime.HandleErrorWithContext(ctx, err, "collecting garbage", "uid", uid)
+		}
 		gc.queue.AddRateLimited(uid)
 		return true
 	}
