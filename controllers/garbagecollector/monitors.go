@@ -65,10 +65,12 @@ func (gc *GarbageCollector) resync(ctx context.Context, period time.Duration) {
 	var added []cache.InformerSynced
 	gc.mu.Lock()
 	for gr, gvr := range wanted {
-		if m, ok := gc.monitors[gr]; ok && m.resource == gvr {
-			continue
-		} else if ok {
+		if m, ok := gc.monitors[gr]; ok {
+			if m.resource == gvr {
+				continue
+			}
 			m.stop() // the preferred version changed
+			delete(gc.monitors, gr)
 		}
 		m, err := gc.startMonitor(ctx, gvr)
 		if err != nil {
