@@ -15,7 +15,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -170,9 +169,10 @@ func unserved(c *Context, resources []schema.GroupVersionResource) []string {
 }
 
 func startNamespace(ctx context.Context, c *Context) error {
-	nc := namespace.NewNamespaceController(ctx, c.Client, c.Metadata,
-		c.Client.Discovery().ServerPreferredNamespacedResources,
-		c.Informers.Core().V1().Namespaces(), 5*time.Minute, corev1.FinalizerKubernetes)
+	nc, err := namespace.New(c.Client, c.Metadata, c.Informers.Core().V1().Namespaces())
+	if err != nil {
+		return err
+	}
 	go nc.Run(ctx, 10) // kube-controller-manager's --concurrent-namespace-syncs
 	return nil
 }
@@ -183,24 +183,13 @@ func startNamespace(ctx context.Context, c *Context) error {
 const gcSyncPeriod = 10 * time.Second
 
 func startGarbageCollector(ctx context.Context, c *Context) error {
-	// kube-controller-manager's newGarbageCollectorController, with its defaults:
-	// --concurrent-gc-syncs 20, events ignored.
-	graphBuilder := garbagecollector.NewDependencyGraphBuilder(ctx, c.Metadata, c.RESTMapper,
-		garbagecollector.DefaultIgnoredResources(),
-		garbagecollector.NewInformerFactory(c.Informers, c.MetadataInformers), c.InformersStarted)
-	gc, err := garbagecollector.NewComposedGarbageCollector(ctx, c.Client, c.Metadata, c.RESTMapper, graphBuilder)
-	if err != nil {
-		return fmt.Errorf("creating the garbage collector: %w", err)
-	}
-	go gc.Run(ctx, 20, gcSyncPeriod)
-	go gc.Sync(ctx, c.Client.Discovery(), gcSyncPeriod)
+	gc := garbagecollector.New(c.Metadata, c.Client.Discovery(), c.RESTMapper)
+	go gc.Run(ctx, 20, gcSyncPeriod) // kube-controller-manager's --concurrent-gc-syncs
 	return nil
 }
 
 func startServiceAccount(ctx context.Context, c *Context) error {
-	sac, err := serviceaccount.NewServiceAccountsController(klog.FromContext(ctx),
-		c.Informers.Core().V1().ServiceAccounts(), c.Informers.Core().V1().Namespaces(),
-		c.Client, serviceaccount.DefaultServiceAccountsControllerOptions())
+	sac, err := serviceaccount.New(c.Client, c.Informers.Core().V1().Namespaces(), c.Informers.Core().V1().ServiceAccounts())
 	if err != nil {
 		return err
 	}
@@ -209,10 +198,7 @@ func startServiceAccount(ctx context.Context, c *Context) error {
 }
 
 func startRootCACertificatePublisher(ctx context.Context, c *Context) error {
-	if len(c.RootCA) == 0 {
-		return fmt.Errorf("no root CA to publish")
-	}
-	p, err := rootcacertpublisher.NewPublisher(c.Informers.Core().V1().ConfigMaps(), c.Informers.Core().V1().Namespaces(), c.Client, c.RootCA)
+	p, err := rootcacertpublisher.New(c.Client, c.RootCA, c.Informers.Core().V1().Namespaces(), c.Informers.Core().V1().ConfigMaps())
 	if err != nil {
 		return err
 	}
@@ -221,7 +207,10 @@ func startRootCACertificatePublisher(ctx context.Context, c *Context) error {
 }
 
 func startClusterRoleAggregation(ctx context.Context, c *Context) error {
-	crac := clusterroleaggregation.NewClusterRoleAggregation(c.Informers.Rbac().V1().ClusterRoles(), c.Client.RbacV1())
+	crac, err := clusterroleaggregation.New(c.Client.RbacV1(), c.Informers.Rbac().V1().ClusterRoles())
+	if err != nil {
+		return err
+	}
 	go crac.Run(ctx, 5)
 	return nil
 }

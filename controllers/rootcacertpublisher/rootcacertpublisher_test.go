@@ -38,7 +38,7 @@ func TestRootCAConfigMap(t *testing.T) {
 	}
 
 	// The published CA verifies the chain's serving certificate, as a pod would use it.
-	cm, err := cs.CoreV1().ConfigMaps("fresh").Get(ctx, rootcacertpublisher.RootCACertConfigMapName, metav1.GetOptions{})
+	cm, err := cs.CoreV1().ConfigMaps("fresh").Get(ctx, rootcacertpublisher.ConfigMapName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestRootCAConfigMap(t *testing.T) {
 		t.Errorf("annotations %v", cm.Annotations)
 	}
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM([]byte(cm.Data["ca.crt"])) {
+	if !pool.AppendCertsFromPEM([]byte(cm.Data[rootcacertpublisher.CertKey])) {
 		t.Fatal("ca.crt holds no certificate")
 	}
 	servingPEM, err := os.ReadFile(filepath.Join(filepath.Dir(c.KubeconfigPath), "pki", "apiserver.crt"))
@@ -63,13 +63,13 @@ func TestRootCAConfigMap(t *testing.T) {
 	}
 
 	// Tampered with: put back.
-	cm.Data["ca.crt"] = "tampered"
+	cm.Data[rootcacertpublisher.CertKey] = "tampered"
 	if _, err := cs.CoreV1().ConfigMaps("fresh").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitCA(t, c, "fresh", string(ca))
 	// Deleted: made again.
-	if err := cs.CoreV1().ConfigMaps("fresh").Delete(ctx, rootcacertpublisher.RootCACertConfigMapName, metav1.DeleteOptions{}); err != nil {
+	if err := cs.CoreV1().ConfigMaps("fresh").Delete(ctx, rootcacertpublisher.ConfigMapName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitCA(t, c, "fresh", string(ca))
@@ -79,11 +79,11 @@ func waitCA(t *testing.T, c *chain.Chain, ns, ca string) {
 	t.Helper()
 	cs, _ := testchain.Clients(t, c)
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, rootcacertpublisher.RootCACertConfigMapName, metav1.GetOptions{})
+		cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, rootcacertpublisher.ConfigMapName, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return false, nil
 		}
-		return err == nil && cm.Data["ca.crt"] == ca, err
+		return err == nil && cm.Data[rootcacertpublisher.CertKey] == ca, err
 	})
 	if err != nil {
 		t.Fatalf("kube-root-ca.crt in %s: %v", ns, err)
