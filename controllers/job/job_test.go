@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -112,12 +113,140 @@ func TestJobs(t *testing.T) {
 		}
 		var indexes []string
 		for _, p := range podsOf(t, cs, got) {
-			indexes = append(indexes, p.Annotations[batchv1.JobCompletionIndexAnnotation])
+			i := p.Annotations[batchv1.JobCompletionIndexAnnotation]
+			indexes = append(indexes, i)
+			env := p.Spec.Containers[0].Env
+			if p.Labels[batchv1.JobCompletionIndexAnnotation] != i || p.Spec.Hostname != "indexed-"+i || !strings.HasPrefix(p.Name, "indexed-"+i+"-") ||
+				len(env) != 1 || env[0].Name != "JOB_COMPLETION_INDEX" || env[0].ValueFrom.FieldRef.FieldPath != "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
+				t.Errorf("pod %s of index %s: labels %v, hostname %q, env %+v", p.Name, i, p.Labels, p.Spec.Hostname, env)
+			}
 		}
 		slices.Sort(indexes)
 		if fmt.Sprint(indexes) != "[0 1 2]" {
 			t.Errorf("completion indexes of the pods: %v", indexes)
 		}
+	})
+
+	// No completions: a work queue, done once a pod succeeded and none runs.
+	t.Run("WorkQueue", func(t *testing.T) {
+		job := &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: "queue"},
+			Spec:       batchv1.JobSpec{Parallelism: ptr.To[int32](2), Template: template(map[string]string{kubelet.RunSecondsAnnotation: "1"})},
+		}
+		if _, err := cs.BatchV1().Jobs("default").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := waitFinished(t, cs, "queue", batchv1.JobComplete); got.Status.Succeeded != 2 || got.Status.Failed != 0 {
+			t.Errorf("succeeded %d failed %d, want 2 and 0", got.Status.Succeeded, got.Status.Failed)
+		}
+	})
+
+	// A failed pod is replaced after a back-off of 10 s; the second failure exceeds
+	// backoffLimit 1.
+	t.Run("RetriesAfterBackOff", func(t *testing.T) {
+		job := create(t, cs, "flaky", 1, 1, 1, map[string]string{kubelet.ExitCodeAnnotation: "1"})
+		job = waitFinished(t, cs, "flaky", batchv1.JobFailed)
+		if st := job.Status; st.Failed != 2 || st.Succeeded != 0 || st.Active != 0 {
+			t.Errorf("failed %d succeeded %d active %d, want 2, 0, 0", st.Failed, st.Succeeded, st.Active)
+		}
+		pods := podsOf(t, cs, job)
+		if len(pods) != 2 {
+			t.Fatalf("%d pods, want 2", len(pods))
+		}
+		slices.SortFunc(pods, func(a, b corev1.Pod) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
+		failedAt := pods[0].Status.ContainerStatuses[0].State.Terminated.FinishedAt
+		// Timestamps have seconds: 10 s of back-off show as 9 at least.
+		if gap := pods[1].CreationTimestamp.Sub(failedAt.Time); gap < 9*time.Second {
+			t.Errorf("the replacement came %s after the failure, want the 10 s back-off", gap)
+		}
+	})
+
+	// restartPolicy OnFailure: the kubelet restarts the failed container in place, and the
+	// restart counts toward backoffLimit.
+	t.Run("OnFailureRestartsCount", func(t *testing.T) {
+		job := &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: "restarts"},
+			Spec:       batchv1.JobSpec{BackoffLimit: ptr.To[int32](1), Template: template(map[string]string{kubelet.ExitCodeAnnotation: "2"})},
+		}
+		job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+		if _, err := cs.BatchV1().Jobs("default").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := waitFinished(t, cs, "restarts", batchv1.JobFailed)
+		if c := conditions(got); !strings.Contains(c, "Failed=True/BackoffLimitExceeded/") || got.Status.Active != 0 {
+			t.Errorf("conditions %s, active %d", c, got.Status.Active)
+		}
+	})
+
+	// activeDeadlineSeconds: the Job fails when it runs longer, and its pods are stopped (and
+	// counted as failed).
+	t.Run("DeadlineExceeded", func(t *testing.T) {
+		job := create(t, cs, "slow", 2, 2, 6, map[string]string{kubelet.RunSecondsAnnotation: "3600"})
+		if _, err := cs.BatchV1().Jobs("default").Patch(context.Background(), "slow", types.MergePatchType, []byte(`{"spec":{"activeDeadlineSeconds":2}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		job = waitFinished(t, cs, "slow", batchv1.JobFailed)
+		if got := conditions(job); got != "FailureTarget=True/DeadlineExceeded/Job was active longer than specified deadline,Failed=True/DeadlineExceeded/Job was active longer than specified deadline" {
+			t.Errorf("conditions %s", got)
+		}
+		if st := job.Status; st.Failed != 2 || st.Active != 0 || ptr.Deref(st.Terminating, -1) != 0 {
+			t.Errorf("failed %d active %d terminating %v, want 2, 0, 0", st.Failed, st.Active, st.Terminating)
+		}
+		poll(t, "the pods stopped", func(ctx context.Context) (bool, error) { return len(podsOf(t, cs, job)) == 0, nil })
+	})
+
+	// Suspended, a Job's pods are stopped (not counted as failed); resumed, it starts again,
+	// its startTime anew, and completes.
+	t.Run("SuspendAndResume", func(t *testing.T) {
+		job := create(t, cs, "nap", 1, 1, 0, map[string]string{kubelet.RunSecondsAnnotation: "3"})
+		jobs := cs.BatchV1().Jobs("default")
+		poll(t, "the pod running", func(ctx context.Context) (bool, error) {
+			pods := podsOf(t, cs, job)
+			return len(pods) == 1 && pods[0].Status.Phase == corev1.PodRunning, nil
+		})
+		if _, err := jobs.Patch(context.Background(), "nap", types.MergePatchType, []byte(`{"spec":{"suspend":true}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var suspended *batchv1.Job
+		poll(t, "the job suspended, its pod gone", func(ctx context.Context) (bool, error) {
+			var err error
+			suspended, err = jobs.Get(ctx, "nap", metav1.GetOptions{})
+			return err == nil && strings.Contains(conditions(suspended), "Suspended=True/JobSuspended/Job suspended") &&
+				suspended.Status.Active == 0 && len(podsOf(t, cs, job)) == 0, err
+		})
+		if suspended.Status.Failed != 0 {
+			t.Errorf("the stopped pod counted as failed: %d", suspended.Status.Failed)
+		}
+		if _, err := jobs.Patch(context.Background(), "nap", types.MergePatchType, []byte(`{"spec":{"suspend":false}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		done := waitFinished(t, cs, "nap", batchv1.JobComplete)
+		if !strings.Contains(conditions(done), "Suspended=False/JobResumed/Job resumed") || done.Status.Succeeded != 1 || done.Status.Failed != 0 ||
+			done.Status.StartTime.Before(suspended.Status.StartTime) {
+			t.Errorf("after the resume: conditions %s, succeeded %d, failed %d, startTime %v (suspended: %v)",
+				conditions(done), done.Status.Succeeded, done.Status.Failed, done.Status.StartTime, suspended.Status.StartTime)
+		}
+	})
+
+	// A deleted Job's pods lose the tracking finalizer: nothing is left to count them for, and
+	// the garbage collector (or anyone) can delete them.
+	t.Run("DeletedJobReleasesPods", func(t *testing.T) {
+		job := create(t, cs, "gone", 2, 2, 0, map[string]string{kubelet.RunSecondsAnnotation: "3600"})
+		poll(t, "two tracked pods", func(ctx context.Context) (bool, error) {
+			pods := podsOf(t, cs, job)
+			return len(pods) == 2 && slices.Contains(pods[0].Finalizers, batchv1.JobTrackingFinalizer) && slices.Contains(pods[1].Finalizers, batchv1.JobTrackingFinalizer), nil
+		})
+		if err := cs.BatchV1().Jobs("default").Delete(context.Background(), "gone", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}); err != nil {
+			t.Fatal(err)
+		}
+		poll(t, "the finalizers removed", func(ctx context.Context) (bool, error) {
+			for _, p := range podsOf(t, cs, job) {
+				if slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer) {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
 	})
 }
 
