@@ -71,12 +71,7 @@ func New(client kubernetes.Interface, deployments appsinformers.DeploymentInform
 		synced:      []cache.InformerSynced{deployments.Informer().HasSynced, sets.Informer().HasSynced, pods.Informer().HasSynced},
 		queue:       workload.NewQueue(Name),
 	}
-	enqueue := func(obj any) { workload.Enqueue(c.queue, obj) }
-	if _, err := deployments.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, obj any) { enqueue(obj) },
-		DeleteFunc: enqueue,
-	}); err != nil {
+	if _, err := deployments.Informer().AddEventHandler(workload.Handler(c.queue)); err != nil {
 		return nil, fmt.Errorf("watching deployments: %w", err)
 	}
 	if _, err := sets.Informer().AddEventHandler(workload.Dependents(c.queue, nil, c.ownersOf)); err != nil {

@@ -31,7 +31,6 @@ func TestDeployments(t *testing.T) {
 		o.Nodes = 2
 	})
 	cs, _ := testchain.Clients(t, c)
-	requireGroup(t, cs, "apps/v1")
 	ns := func(t *testing.T, name string) *env { return newEnv(t, cs, c.KubeconfigPath, name) }
 
 	t.Run("ScaleRollOutRecreateDelete", func(t *testing.T) { scaleRollOutRecreateDelete(t, ns(t, "basics")) })

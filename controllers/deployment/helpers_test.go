@@ -12,7 +12,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -195,16 +194,6 @@ func (e *env) mustKubectl(want string, args ...string) string {
 		e.t.Fatalf("kubectl %s: %v\n%s\nwant %q", strings.Join(args, " "), err, out, want)
 	}
 	return out
-}
-
-// requireGroup skips the test while the chain does not serve gv.
-func requireGroup(t *testing.T, cs kubernetes.Interface, gv string) {
-	t.Helper()
-	if _, err := cs.Discovery().ServerResourcesForGroupVersion(gv); apierrors.IsNotFound(err) {
-		t.Skipf("the chain does not serve %s yet", gv)
-	} else if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func condition(d *appsv1.Deployment, t appsv1.DeploymentConditionType) string {

@@ -69,12 +69,7 @@ func New(client kubernetes.Interface, jobs batchinformers.JobInformer, pods core
 		queue:  workload.NewQueue(Name),
 		expect: workload.NewExpectations(),
 	}
-	enqueue := func(obj any) { workload.Enqueue(c.queue, obj) }
-	if _, err := jobs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, obj any) { enqueue(obj) },
-		DeleteFunc: enqueue,
-	}); err != nil {
+	if _, err := jobs.Informer().AddEventHandler(workload.Handler(c.queue)); err != nil {
 		return nil, fmt.Errorf("watching jobs: %w", err)
 	}
 	if _, err := pods.Informer().AddEventHandler(workload.Dependents(c.queue, c.expect, c.ownersOf)); err != nil {

@@ -10,7 +10,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -31,11 +30,6 @@ func TestJobs(t *testing.T) {
 		o.Nodes = 2
 	})
 	cs, _ := testchain.Clients(t, c)
-	if _, err := cs.Discovery().ServerResourcesForGroupVersion("batch/v1"); apierrors.IsNotFound(err) {
-		t.Skip("the chain does not serve batch/v1 yet")
-	} else if err != nil {
-		t.Fatal(err)
-	}
 
 	// Three completions, two at a time: the pods carry the tracking finalizer until they are
 	// counted, and the Job ends Complete.

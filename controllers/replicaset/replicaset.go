@@ -87,12 +87,7 @@ func newController(kind schema.GroupVersionKind, component string, client kubern
 		queue:     workload.NewQueue(component),
 		expect:    workload.NewExpectations(),
 	}
-	enqueue := func(obj any) { workload.Enqueue(c.queue, obj) }
-	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, obj any) { enqueue(obj) },
-		DeleteFunc: enqueue,
-	}); err != nil {
+	if _, err := informer.AddEventHandler(workload.Handler(c.queue)); err != nil {
 		return nil, fmt.Errorf("watching %ss: %w", kind.Kind, err)
 	}
 	if _, err := pods.Informer().AddEventHandler(workload.Dependents(c.queue, c.expect, c.ownersOf)); err != nil {

@@ -28,11 +28,6 @@ func TestReplicaSets(t *testing.T) {
 		o.Controllers = []string{controllers.ReplicaSet, controllers.ReplicationController, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet}
 	})
 	cs, _ := testchain.Clients(t, c)
-	if _, err := cs.Discovery().ServerResourcesForGroupVersion("apps/v1"); apierrors.IsNotFound(err) {
-		t.Skip("the chain does not serve apps/v1 yet")
-	} else if err != nil {
-		t.Fatal(err)
-	}
 	ns := func(t *testing.T, name string) string {
 		t.Helper()
 		if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
@@ -242,7 +237,9 @@ func replicaFailure(t *testing.T, cs kubernetes.Interface, ns string) {
 	if _, err := cs.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "not-yet"}, Value: 10}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cs.SchedulingV1().PriorityClasses().Delete(context.Background(), "not-yet", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		cs.SchedulingV1().PriorityClasses().Delete(context.Background(), "not-yet", metav1.DeleteOptions{})
+	})
 	waitPods(t, cs, ns, "tier=failing", ownerOf{"apps/v1", "ReplicaSet", "failing", created.UID}, 2)
 	waitReplicaSetStatus(t, cs, ns, "failing", 2)
 }

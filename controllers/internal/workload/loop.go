@@ -41,6 +41,17 @@ func Enqueue(queue Queue, obj any) {
 	}
 }
 
+// Handler queues the key of every object added, updated or deleted: the handler a controller
+// puts on the informer of the objects it syncs.
+func Handler(queue Queue) cache.ResourceEventHandler {
+	enqueue := func(obj any) { Enqueue(queue, obj) }
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		DeleteFunc: enqueue,
+	}
+}
+
 // Run waits for the informers to fill their caches, then has workers goroutines take keys
 // from queue and run work (the controller's sync) on them until ctx is done. A key whose work
 // fails comes back later, rate limited; one that succeeds is forgotten by the rate limiter.
