@@ -81,13 +81,24 @@ func (c *Controller) step(ctx context.Context, key string, job *batchv1.Job, pod
 		}
 	}
 
+	suspend := ptr.Deref(job.Spec.Suspend, false)
+	if !suspend && isTrue(st, batchv1.JobSuspended) {
+		// Resumed: the deadline counts from now. startTime moves in the same write as the
+		// condition (the API refuses to move it otherwise).
+		setCondition(st, batchv1.JobSuspended, corev1.ConditionFalse, "JobResumed", "Job resumed", now)
+		st.StartTime = nil
+		c.event(job, corev1.EventTypeNormal, "Resumed", "Job resumed")
+	}
+	if !suspend && st.StartTime == nil {
+		st.StartTime = &metav1.Time{Time: now}
+	}
 	if end := verdict(job, st, done, active, now); end != nil {
 		setCondition(st, end.Type, corev1.ConditionTrue, end.Reason, end.Message, now)
 	}
 	var wait time.Duration
 	var podErr error
 	created, stopped := 0, 0 // pods created, and active pods deleted, now
-	switch suspend := ptr.Deref(job.Spec.Suspend, false); {
+	switch {
 	case isTrue(st, batchv1.JobFailureTarget):
 		stopped, podErr = c.stop(ctx, key, job, active, true)
 	case isTrue(st, batchv1.JobSuccessCriteriaMet):
@@ -99,15 +110,6 @@ func (c *Controller) step(ctx context.Context, key string, job *batchv1.Job, pod
 		}
 		stopped, podErr = c.stop(ctx, key, job, active, false)
 	default:
-		if isTrue(st, batchv1.JobSuspended) {
-			// The deadline counts from now: startTime moves, in the same write as the condition.
-			setCondition(st, batchv1.JobSuspended, corev1.ConditionFalse, "JobResumed", "Job resumed", now)
-			st.StartTime = nil
-			c.event(job, corev1.EventTypeNormal, "Resumed", "Job resumed")
-		}
-		if st.StartTime == nil {
-			st.StartTime = &metav1.Time{Time: now}
-		}
 		created, stopped, wait, podErr = c.manage(ctx, key, job, st, done, active, pods, now)
 	}
 	ready := 0
