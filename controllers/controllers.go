@@ -40,6 +40,7 @@ import (
 	"github.com/apichain/apichain/controllers/rootcacertpublisher"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/controllers/serviceaccount"
+	"github.com/apichain/apichain/controllers/ttlafterfinished"
 )
 
 // Context is what every controller is started with.
@@ -88,6 +89,7 @@ const (
 	ReplicaSet                 = "replicaset-controller"
 	ReplicationController      = "replicationcontroller-controller"
 	Job                        = "job-controller"
+	TTLAfterFinished           = "ttl-after-finished-controller"
 	NodeLifecycle              = "node-lifecycle-controller"
 	SimulatedKubelet           = "simulated-kubelet"
 	Scheduler                  = "scheduler"
@@ -108,6 +110,8 @@ func All() []Controller {
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("replicasets")}},
 		{Name: ReplicationController, Start: startReplicationController},
 		{Name: Job, Start: startJob,
+			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
+		{Name: TTLAfterFinished, Start: startTTLAfterFinished,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
 		{Name: NodeLifecycle, Start: startNodeLifecycle},
 		{Name: Scheduler, Start: startScheduler},
@@ -264,6 +268,15 @@ func startJob(ctx context.Context, c *Context) error {
 		return err
 	}
 	go jc.Run(ctx, 5)
+	return nil
+}
+
+func startTTLAfterFinished(ctx context.Context, c *Context) error {
+	tc, err := ttlafterfinished.New(c.Client, c.Informers.Batch().V1().Jobs())
+	if err != nil {
+		return err
+	}
+	go tc.Run(ctx, 5)
 	return nil
 }
 

@@ -16,8 +16,8 @@
 // most 6 min.
 //
 // Left out: podFailurePolicy, successPolicy, backoffLimitPerIndex and maxFailedIndexes,
-// podReplacementPolicy Failed (a failed pod is replaced once it is deleting), and the
-// ttl-after-finished controller (ttlSecondsAfterFinished is not acted on). Pods the controller
+// podReplacementPolicy Failed (a failed pod is replaced once it is deleting). (Finished Jobs
+// with ttlSecondsAfterFinished are deleted by controllers/ttlafterfinished.) Pods the controller
 // deletes itself (suspension, parallelism lowered, success reached) are not counted as failed;
 // those it deletes because the Job failed are.
 package job

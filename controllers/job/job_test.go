@@ -10,6 +10,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -26,7 +27,7 @@ import (
 // annotations say, and checks the status kube's job controller reports.
 func TestJobs(t *testing.T) {
 	c := testchain.Start(t, func(o *chain.Options) {
-		o.Controllers = []string{controllers.Job, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet}
+		o.Controllers = []string{controllers.Job, controllers.TTLAfterFinished, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet}
 		o.Nodes = 2
 	})
 	cs, _ := testchain.Clients(t, c)
@@ -219,6 +220,26 @@ func TestJobs(t *testing.T) {
 			done.Status.StartTime.Before(suspended.Status.StartTime) {
 			t.Errorf("after the resume: conditions %s, succeeded %d, failed %d, startTime %v (suspended: %v)",
 				conditions(done), done.Status.Succeeded, done.Status.Failed, done.Status.StartTime, suspended.Status.StartTime)
+		}
+	})
+
+	// ttlSecondsAfterFinished: the finished Job is deleted that long after it finished; a Job
+	// without one stays.
+	t.Run("TTLAfterFinished", func(t *testing.T) {
+		job := &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: "shortlived"},
+			Spec:       batchv1.JobSpec{TTLSecondsAfterFinished: ptr.To[int32](1), Template: template(map[string]string{kubelet.RunSecondsAnnotation: "0"})},
+		}
+		if _, err := cs.BatchV1().Jobs("default").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFinished(t, cs, "shortlived", batchv1.JobComplete)
+		poll(t, "the expired job deleted", func(ctx context.Context) (bool, error) {
+			_, err := cs.BatchV1().Jobs("default").Get(ctx, "shortlived", metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+		if _, err := cs.BatchV1().Jobs("default").Get(context.Background(), "pi", metav1.GetOptions{}); err != nil {
+			t.Errorf("the job without a TTL: %v", err)
 		}
 	})
 
