@@ -38,6 +38,7 @@ func TestDeployments(t *testing.T) {
 	t.Run("RecreateStopsOldPodsFirst", func(t *testing.T) { recreateStopsOldPodsFirst(t, ns(t, "recreate")) })
 	t.Run("KubectlHistoryUndoPauseResume", func(t *testing.T) { kubectlHistoryUndoPauseResume(t, ns(t, "undo")) })
 	t.Run("ProgressDeadlineExceeded", func(t *testing.T) { progressDeadlineExceeded(t, ns(t, "stuck")) })
+	t.Run("ReplicaFailure", func(t *testing.T) { replicaFailure(t, ns(t, "refused")) })
 }
 
 // scaleRollOutRecreateDelete: `kubectl create deployment web --image=nginx --replicas=3` ends
@@ -345,4 +346,17 @@ func progressDeadlineExceeded(t *testing.T, e *env) {
 	if err == nil || !strings.Contains(out, `deployment "web" exceeded its progress deadline`) {
 		t.Errorf("kubectl rollout status: %v\n%s", err, out)
 	}
+}
+
+// replicaFailure: when its ReplicaSet cannot create pods (the Priority admission plugin refuses
+// a class that does not exist), the Deployment says why.
+func replicaFailure(t *testing.T, e *env) {
+	d := deployment("web", "nginx", 1)
+	d.Spec.Template.Spec.PriorityClassName = "missing"
+	e.create(d)
+	e.poll("the ReplicaFailure condition", func(ctx context.Context) (bool, error) {
+		d, err := e.cs.AppsV1().Deployments(e.ns).Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && strings.HasPrefix(condition(d, appsv1.DeploymentReplicaFailure), "True/FailedCreate/") &&
+			strings.Contains(condition(d, appsv1.DeploymentReplicaFailure), "no PriorityClass with name missing was found"), err
+	})
 }

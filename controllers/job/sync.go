@@ -87,7 +87,6 @@ func (c *Controller) step(ctx context.Context, key string, job *batchv1.Job, pod
 		// condition (the API refuses to move it otherwise).
 		setCondition(st, batchv1.JobSuspended, corev1.ConditionFalse, "JobResumed", "Job resumed", now)
 		st.StartTime = nil
-		c.event(job, corev1.EventTypeNormal, "Resumed", "Job resumed")
 	}
 	if !suspend && st.StartTime == nil {
 		st.StartTime = &metav1.Time{Time: now}
@@ -106,7 +105,6 @@ func (c *Controller) step(ctx context.Context, key string, job *batchv1.Job, pod
 	case suspend:
 		if !isTrue(st, batchv1.JobSuspended) {
 			setCondition(st, batchv1.JobSuspended, corev1.ConditionTrue, "JobSuspended", "Job suspended", now)
-			c.event(job, corev1.EventTypeNormal, "Suspended", "Job suspended")
 		}
 		stopped, podErr = c.stop(ctx, key, job, active, false)
 	default:
@@ -124,6 +122,7 @@ func (c *Controller) step(ctx context.Context, key string, job *batchv1.Job, pod
 
 	// Record the finished pods as uncounted, then let them go, then count them: a pod is
 	// counted once, whatever fails in between.
+	before := job.Status
 	job, err := c.writeStatus(ctx, job, st)
 	if err != nil {
 		return err
@@ -141,11 +140,12 @@ func (c *Controller) step(ctx context.Context, key string, job *batchv1.Job, pod
 	}
 	st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 	if st.Active == 0 && ptr.Deref(st.Terminating, 0) == 0 {
-		c.finish(job, st, now)
+		finish(st, now)
 	}
 	if _, err := c.writeStatus(ctx, job, st); err != nil {
 		return err
 	}
+	c.announce(job, &before, st)
 	if podErr != nil {
 		return podErr
 	}
@@ -226,7 +226,7 @@ func verdict(job *batchv1.Job, st *batchv1.JobStatus, done indexes, active []*co
 
 // finish ends a Job that met its end and has no pod left running or uncounted: Failed after
 // FailureTarget, Complete (with completionTime) after SuccessCriteriaMet.
-func (c *Controller) finish(job *batchv1.Job, st *batchv1.JobStatus, now time.Time) {
+func finish(st *batchv1.JobStatus, now time.Time) {
 	for _, end := range []struct{ met, final batchv1.JobConditionType }{
 		{batchv1.JobFailureTarget, batchv1.JobFailed},
 		{batchv1.JobSuccessCriteriaMet, batchv1.JobComplete},
@@ -239,10 +239,32 @@ func (c *Controller) finish(job *batchv1.Job, st *batchv1.JobStatus, now time.Ti
 		setCondition(st, end.final, corev1.ConditionTrue, met.Reason, met.Message, now)
 		if end.final == batchv1.JobComplete {
 			st.CompletionTime = &metav1.Time{Time: now}
-			c.event(job, corev1.EventTypeNormal, "Completed", "Job completed")
-		} else {
-			c.event(job, corev1.EventTypeWarning, met.Reason, met.Message)
 		}
+	}
+}
+
+// announce reports as events what the status just written says anew: suspended, resumed,
+// completed, failed. Only once it is written: a sync on a stale cache, which fails to write,
+// must not announce it again.
+func (c *Controller) announce(job *batchv1.Job, before, after *batchv1.JobStatus) {
+	became := func(t batchv1.JobConditionType, status corev1.ConditionStatus) *batchv1.JobCondition {
+		i := slices.IndexFunc(after.Conditions, func(c batchv1.JobCondition) bool { return c.Type == t && c.Status == status })
+		if i < 0 || slices.ContainsFunc(before.Conditions, func(c batchv1.JobCondition) bool { return c.Type == t && c.Status == status }) {
+			return nil
+		}
+		return &after.Conditions[i]
+	}
+	if became(batchv1.JobSuspended, corev1.ConditionTrue) != nil {
+		c.event(job, corev1.EventTypeNormal, "Suspended", "Job suspended")
+	}
+	if became(batchv1.JobSuspended, corev1.ConditionFalse) != nil {
+		c.event(job, corev1.EventTypeNormal, "Resumed", "Job resumed")
+	}
+	if became(batchv1.JobComplete, corev1.ConditionTrue) != nil {
+		c.event(job, corev1.EventTypeNormal, "Completed", "Job completed")
+	}
+	if f := became(batchv1.JobFailed, corev1.ConditionTrue); f != nil {
+		c.event(job, corev1.EventTypeWarning, f.Reason, f.Message)
 	}
 }
 
