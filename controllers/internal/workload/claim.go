@@ -48,7 +48,8 @@ func (o *Owner) ObjectRef() *corev1.ObjectReference {
 // selector matches, and releases those it controls that its selector no longer matches, so that
 // relabelling a pod moves it out of its ReplicaSet, and a new ReplicaSet takes in the matching
 // pods nobody controls. An owner being deleted adopts and releases nothing, and nothing being
-// deleted is adopted.
+// deleted is adopted (but it is released: a Job's pod relabelled, then deleted, must not keep
+// the Job's finalizer).
 func Claim[T metav1.Object](ctx context.Context, o *Owner, objects []T) ([]T, error) {
 	var mine []T
 	var errs []error
@@ -63,7 +64,7 @@ func Claim[T metav1.Object](ctx context.Context, o *Owner, objects []T) ([]T, er
 		case ref != nil && matches:
 			mine = append(mine, obj)
 		case ref != nil:
-			if mayAdopt && obj.GetDeletionTimestamp() == nil {
+			if mayAdopt {
 				errs = append(errs, o.patch(ctx, obj, "releasing", releasePatch(obj.GetUID(), o.Object.GetUID(), o.ReleaseFinalizer)))
 			}
 		case matches && mayAdopt && obj.GetDeletionTimestamp() == nil:
