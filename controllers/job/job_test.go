@@ -10,10 +10,10 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -226,18 +226,35 @@ func TestJobs(t *testing.T) {
 	// ttlSecondsAfterFinished: the finished Job is deleted that long after it finished; a Job
 	// without one stays.
 	t.Run("TTLAfterFinished", func(t *testing.T) {
+		// Watched, not polled: condition times have seconds, so the Job may go a moment after
+		// it completes.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		w, err := cs.BatchV1().Jobs("default").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=shortlived"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
 		job := &batchv1.Job{
 			ObjectMeta: metav1.ObjectMeta{Name: "shortlived"},
 			Spec:       batchv1.JobSpec{TTLSecondsAfterFinished: ptr.To[int32](1), Template: template(map[string]string{kubelet.RunSecondsAnnotation: "0"})},
 		}
-		if _, err := cs.BatchV1().Jobs("default").Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
+		if _, err := cs.BatchV1().Jobs("default").Create(ctx, job, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitFinished(t, cs, "shortlived", batchv1.JobComplete)
-		poll(t, "the expired job deleted", func(ctx context.Context) (bool, error) {
-			_, err := cs.BatchV1().Jobs("default").Get(ctx, "shortlived", metav1.GetOptions{})
-			return apierrors.IsNotFound(err), nil
-		})
+		completed, deleted := false, false
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Deleted {
+				deleted = true
+				break
+			}
+			if j, ok := ev.Object.(*batchv1.Job); ok && strings.Contains(conditions(j), "Complete=True") {
+				completed = true
+			}
+		}
+		if !completed || !deleted {
+			t.Fatalf("completed %v, then deleted %v", completed, deleted)
+		}
 		if _, err := cs.BatchV1().Jobs("default").Get(context.Background(), "pi", metav1.GetOptions{}); err != nil {
 			t.Errorf("the job without a TTL: %v", err)
 		}
