@@ -39,6 +39,7 @@ import (
 	"github.com/apichain/apichain/controllers/rootcacertpublisher"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/controllers/serviceaccount"
+	"github.com/apichain/apichain/controllers/ttlafterfinished"
 )
 
 // Context is what every controller is started with.
@@ -85,7 +86,9 @@ const (
 	ClusterRoleAggregation     = "clusterrole-aggregation-controller"
 	Deployment                 = "deployment-controller"
 	ReplicaSet                 = "replicaset-controller"
+	ReplicationController      = "replicationcontroller-controller"
 	Job                        = "job-controller"
+	TTLAfterFinished           = "ttl-after-finished-controller"
 	NodeLifecycle              = "node-lifecycle-controller"
 	SimulatedKubelet           = "simulated-kubelet"
 	Scheduler                  = "scheduler"
@@ -104,7 +107,10 @@ func All() []Controller {
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("deployments"), appsv1.SchemeGroupVersion.WithResource("replicasets")}},
 		{Name: ReplicaSet, Start: startReplicaSet,
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("replicasets")}},
+		{Name: ReplicationController, Start: startReplicationController},
 		{Name: Job, Start: startJob,
+			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
+		{Name: TTLAfterFinished, Start: startTTLAfterFinished,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
 		{Name: NodeLifecycle, Start: startNodeLifecycle},
 		{Name: Scheduler, Start: startScheduler},
@@ -215,29 +221,51 @@ func startClusterRoleAggregation(ctx context.Context, c *Context) error {
 	return nil
 }
 
+// The workload controllers run kube-controller-manager's default number of workers
+// (--concurrent-deployment-syncs, --concurrent-replicaset-syncs, …: 5).
+
 func startDeployment(ctx context.Context, c *Context) error {
-	dc, err := deployment.NewDeploymentController(ctx, c.Informers.Apps().V1().Deployments(),
-		c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods(), c.Client)
+	dc, err := deployment.New(c.Client, c.Informers.Apps().V1().Deployments(), c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods())
 	if err != nil {
 		return err
 	}
-	go dc.Run(ctx, 5) // --concurrent-deployment-syncs
+	go dc.Run(ctx, 5)
 	return nil
 }
 
 func startReplicaSet(ctx context.Context, c *Context) error {
-	rsc := replicaset.NewReplicaSetController(ctx, c.Informers.Apps().V1().ReplicaSets(),
-		c.Informers.Core().V1().Pods(), c.Client, replicaset.BurstReplicas)
-	go rsc.Run(ctx, 5) // --concurrent-replicaset-syncs
+	rsc, err := replicaset.NewForReplicaSets(c.Client, c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods())
+	if err != nil {
+		return err
+	}
+	go rsc.Run(ctx, 5)
+	return nil
+}
+
+func startReplicationController(ctx context.Context, c *Context) error {
+	rcc, err := replicaset.NewForReplicationControllers(c.Client, c.Informers.Core().V1().ReplicationControllers(), c.Informers.Core().V1().Pods())
+	if err != nil {
+		return err
+	}
+	go rcc.Run(ctx, 5)
 	return nil
 }
 
 func startJob(ctx context.Context, c *Context) error {
-	jc, err := job.NewController(ctx, c.Client, c.Informers.Core().V1().Pods(), c.Informers.Batch().V1().Jobs())
+	jc, err := job.New(c.Client, c.Informers.Batch().V1().Jobs(), c.Informers.Core().V1().Pods())
 	if err != nil {
 		return err
 	}
-	go jc.Run(ctx, 5) // --concurrent-job-syncs
+	go jc.Run(ctx, 5)
+	return nil
+}
+
+func startTTLAfterFinished(ctx context.Context, c *Context) error {
+	tc, err := ttlafterfinished.New(c.Client, c.Informers.Batch().V1().Jobs())
+	if err != nil {
+		return err
+	}
+	go tc.Run(ctx, 5)
 	return nil
 }
 
