@@ -216,7 +216,7 @@ func etcdOptions(servers []string, o CompletedOptions) *genericoptions.EtcdOptio
 // are dialed on loopback), as kube-apiserver wires them in pkg/controlplane/apiserver/admission.
 func applyAdmission(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface, serviceResolver webhook.ServiceResolver) error {
 	opts := genericoptions.NewAdmissionOptions()
-	chainadmission.Register(opts.Plugins)
+	chainadmission.Register(opts.Plugins, sharedInformers)
 	opts.RecommendedPluginOrder = chainadmission.OrderedPlugins
 	dyn, err := dynamic.NewForConfig(c.LoopbackClientConfig)
 	if err != nil {
