@@ -94,7 +94,7 @@ func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object,
 				field.Invalid(field.NewPath("metadata", f.field), f.got, "must match the service account "+f.field+" if specified")})
 		}
 	}
-	sa, err := getAs[*corev1.ServiceAccount](ctx, r.serviceAccounts, name, &metav1.GetOptions{})
+	sa, err := getAs[*corev1.ServiceAccount](ctx, r.serviceAccounts, "serviceaccounts", namespace, name, &metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object,
 	seconds := *req.Spec.ExpirationSeconds
 	issue := serviceaccount.Request{ServiceAccount: sa, Audiences: req.Spec.Audiences, Lifetime: time.Duration(seconds) * time.Second}
 	if ref := req.Spec.BoundObjectRef; ref != nil {
-		if err := r.bind(ctx, ref, &issue); err != nil {
+		if err := r.bind(ctx, namespace, ref, &issue); err != nil {
 			return nil, err
 		}
 	}
@@ -145,13 +145,12 @@ func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object,
 
 // bind finds the object ref names and puts it in the token's request: a pod of the service
 // account (with the node it runs on), a secret, or a node.
-func (r *TokenREST) bind(ctx context.Context, ref *authenticationv1.BoundObjectReference, issue *serviceaccount.Request) error {
+func (r *TokenREST) bind(ctx context.Context, namespace string, ref *authenticationv1.BoundObjectReference, issue *serviceaccount.Request) error {
 	gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
-	clusterCtx := genericapirequest.WithNamespace(ctx, "")
 	var uid types.UID
 	switch {
 	case gvk.Group == "" && gvk.Kind == "Pod":
-		pod, err := getAs[*corev1.Pod](ctx, r.pods, ref.Name, &metav1.GetOptions{})
+		pod, err := getAs[*corev1.Pod](ctx, r.pods, "pods", namespace, ref.Name, &metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -163,9 +162,9 @@ func (r *TokenREST) bind(ctx context.Context, ref *authenticationv1.BoundObjectR
 			break
 		}
 		// The pod's node rides along; from the cache if it can, and by name alone if it is gone.
-		node, err := getAs[*corev1.Node](clusterCtx, r.nodes, pod.Spec.NodeName, &metav1.GetOptions{ResourceVersion: "0"})
+		node, err := getAs[*corev1.Node](ctx, r.nodes, "nodes", "", pod.Spec.NodeName, &metav1.GetOptions{ResourceVersion: "0"})
 		if err != nil {
-			node, err = getAs[*corev1.Node](clusterCtx, r.nodes, pod.Spec.NodeName, &metav1.GetOptions{})
+			node, err = getAs[*corev1.Node](ctx, r.nodes, "nodes", "", pod.Spec.NodeName, &metav1.GetOptions{})
 		}
 		switch {
 		case apierrors.IsNotFound(err):
@@ -175,13 +174,13 @@ func (r *TokenREST) bind(ctx context.Context, ref *authenticationv1.BoundObjectR
 		}
 		issue.Node = node
 	case gvk.Group == "" && gvk.Kind == "Node":
-		node, err := getAs[*corev1.Node](clusterCtx, r.nodes, ref.Name, &metav1.GetOptions{})
+		node, err := getAs[*corev1.Node](ctx, r.nodes, "nodes", "", ref.Name, &metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		issue.Node, uid = node, node.UID
 	case gvk.Group == "" && gvk.Kind == "Secret":
-		secret, err := getAs[*corev1.Secret](ctx, r.secrets, ref.Name, &metav1.GetOptions{})
+		secret, err := getAs[*corev1.Secret](ctx, r.secrets, "secrets", namespace, ref.Name, &metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -199,8 +198,14 @@ func (r *TokenREST) bind(ctx context.Context, ref *authenticationv1.BoundObjectR
 	return nil
 }
 
-// getAs gets name from store as a T.
-func getAs[T runtime.Object](ctx context.Context, store rest.Getter, name string, opts *metav1.GetOptions) (T, error) {
+// getAs gets resource namespace/name from store as a T. The request info says what is got:
+// the store names the resource in its errors by it.
+func getAs[T runtime.Object](ctx context.Context, store rest.Getter, resource, namespace, name string, opts *metav1.GetOptions) (T, error) {
+	ctx = genericapirequest.WithNamespace(ctx, namespace)
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true, Verb: "get", APIVersion: "v1", Namespace: namespace, Resource: resource, Name: name,
+		Parts: []string{resource, name},
+	})
 	obj, err := store.Get(ctx, name, opts)
 	if err != nil {
 		var none T
