@@ -73,20 +73,11 @@ var (
 
 // newEvictionREST builds pods/eviction on the pod storage, with its own storage of budgets.
 func newEvictionREST(pods *resource.Storage, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*EvictionREST, error) {
-	pdbs, err := resource.NewStorage(policy.PodDisruptionBudgets, policyv1.SchemeGroupVersion, scheme, uncachedOptions{optsGetter})
+	pdbs, err := resource.NewStorage(policy.PodDisruptionBudgets, policyv1.SchemeGroupVersion, scheme, etcdstorage.Uncached(optsGetter))
 	if err != nil {
 		return nil, fmt.Errorf("poddisruptionbudgets for pods/eviction: %w", err)
 	}
 	return &EvictionREST{pods: pods.Store, status: pods.Status, pdbs: pdbs}, nil
-}
-
-// uncachedOptions gives storage without a watch cache.
-type uncachedOptions struct{ generic.RESTOptionsGetter }
-
-func (o uncachedOptions) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
-	opts, err := o.RESTOptionsGetter.GetRESTOptions(resource, example)
-	opts.Decorator = etcdstorage.UndecoratedStorage
-	return opts, err
 }
 
 // GroupVersionKind implements rest.GroupVersionKindProvider.
