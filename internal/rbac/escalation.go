@@ -1,173 +1,200 @@
 package rbac
 
-// Privilege-escalation prevention, ported from kubernetes v1.37.2
-// pkg/registry/rbac/validation/rule.go (ConfirmNoEscalation), pkg/registry/rbac/escalation_check.go
-// (EscalationAllowed, RoleEscalationAuthorized, BindingAuthorized) and pkg/registry/rbac/helpers.go
-// (IsOnlyMutatingGCFields).
-
 import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
+	"slices"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
-	"k8s.io/klog/v2"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/component-helpers/auth/rbac/validation"
 )
 
-// ConfirmNoEscalation returns an error unless the user of ctx holds, in the namespace of ctx,
-// every permission of rules.
-func ConfirmNoEscalation(ctx context.Context, ruleResolver AuthorizationRuleResolver, rules []rbacv1.PolicyRule) error {
-	ruleResolutionErrors := []error{}
+// EscalationCheck stops a user from granting, by writing a Role, ClusterRole, RoleBinding or
+// ClusterRoleBinding, permissions the user does not hold, as kube-apiserver's RBAC storage does:
+//
+//   - A role's rules must all be the writer's own, in the role's namespace (cluster-wide for a
+//     ClusterRole), unless the writer may "escalate" that kind of role.
+//   - An aggregationRule (set now, or before this update) needs every permission there is: it
+//     can gather any rules, and removing it can keep a role from being tightened.
+//   - A binding's role must be the writer's own in the binding's namespace, unless the writer
+//     may "bind" that role.
+//   - system:masters is exempt, and so is an update that changes only what the garbage
+//     collector changes (owner references, finalizers).
+//
+// A refusal is a 403 with kube-apiserver's message, which lists what the writer lacks.
+type EscalationCheck struct {
+	// Rules finds the writer's rules (over Core's own storage: an escalation check must not
+	// trust a cache that may lag the write it checks).
+	Rules *Authorizer
+	// Authorizer answers whether the writer may "escalate" or "bind".
+	Authorizer authorizer.UnconditionalAuthorizer
+}
 
-	user, ok := genericapirequest.UserFrom(ctx)
+// Check returns nil when the user of ctx may write obj; old is the stored object on update and
+// nil on create.
+func (c EscalationCheck) Check(ctx context.Context, obj, old runtime.Object) error {
+	u, ok := request.UserFrom(ctx)
 	if !ok {
-		return fmt.Errorf("no user on context")
+		return apierrors.NewBadRequest("no user in the request")
 	}
-	namespace, _ := genericapirequest.NamespaceFrom(ctx)
-
-	ownerRules, err := ruleResolver.RulesFor(ctx, user, namespace)
-	if err != nil {
-		// The list may be incomplete but what it has holds: go on, and mention the errors.
-		klog.V(1).Infof("non-fatal error getting local rules for %v: %v", user, err)
-		ruleResolutionErrors = append(ruleResolutionErrors, err)
-	}
-
-	ownerRightsCover, missingRights := Covers(ownerRules, rules)
-	if ownerRightsCover {
+	if slices.Contains(u.GetGroups(), user.SystemPrivilegedGroup) || onlyGCFieldsChanged(obj, old) {
 		return nil
 	}
-	compactMissingRights := missingRights
-	if compact, err := CompactRules(missingRights); err == nil {
-		compactMissingRights = compact
+	namespace, _ := request.NamespaceFrom(ctx)
+	switch o := obj.(type) {
+	case *rbacv1.Role:
+		return c.checkRole(ctx, u, namespace, "roles", o.Name, o.Rules, false)
+	case *rbacv1.ClusterRole:
+		aggregates := hasAggregationRule(o)
+		if before, ok := old.(*rbacv1.ClusterRole); ok {
+			aggregates = aggregates || hasAggregationRule(before)
+		}
+		return c.checkRole(ctx, u, "", "clusterroles", o.Name, o.Rules, aggregates)
+	case *rbacv1.RoleBinding:
+		return c.checkBinding(ctx, u, namespace, "rolebindings", o.Name, o.RoleRef)
+	case *rbacv1.ClusterRoleBinding:
+		return c.checkBinding(ctx, u, "", "clusterrolebindings", o.Name, o.RoleRef)
 	}
-	missingDescriptions := sets.NewString()
-	for _, missing := range compactMissingRights {
-		missingDescriptions.Insert(CompactString(missing))
+	return apierrors.NewBadRequest(fmt.Sprintf("not an RBAC object: %T", obj))
+}
+
+// everything is what setting an aggregationRule takes: cluster-admin's rules.
+var everything = []rbacv1.PolicyRule{
+	{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
+	{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}},
+}
+
+func (c EscalationCheck) checkRole(ctx context.Context, u user.Info, namespace, resource, name string, rules []rbacv1.PolicyRule, aggregates bool) error {
+	// The name is the URL's, as kube-apiserver asks: a create's URL has none, so escalate
+	// limited to resourceNames never allows a create.
+	var urlName string
+	if info, ok := request.RequestInfoFrom(ctx); ok {
+		urlName = info.Name
 	}
-	msg := fmt.Sprintf("user %q (groups=%q) is attempting to grant RBAC permissions not currently held:\n%s", user.GetName(), user.GetGroups(), strings.Join(missingDescriptions.List(), "\n"))
-	if len(ruleResolutionErrors) > 0 {
-		msg = msg + fmt.Sprintf("; resolution errors: %v", ruleResolutionErrors)
+	if c.may(ctx, u, "escalate", rbacv1.GroupName, resource, urlName, namespace) {
+		return nil
+	}
+	gr := rbacv1.Resource(resource)
+	if err := c.holds(ctx, u, namespace, rules); err != nil {
+		return apierrors.NewForbidden(gr, name, err)
+	}
+	if aggregates && c.holds(ctx, u, namespace, everything) != nil {
+		return apierrors.NewForbidden(gr, name, errors.New("must have cluster-admin privileges to use the aggregationRule"))
+	}
+	return nil
+}
+
+func (c EscalationCheck) checkBinding(ctx context.Context, u user.Info, namespace, resource, name string, ref rbacv1.RoleRef) error {
+	roles := map[string]string{"Role": "roles", "ClusterRole": "clusterroles"}[ref.Kind]
+	if roles == "" {
+		// Binds nothing (the resolver knows no other kind); validation rejects it.
+		return nil
+	}
+	if c.may(ctx, u, "bind", ref.APIGroup, roles, ref.Name, namespace) {
+		return nil
+	}
+	rules, err := c.Rules.roleRules(ctx, ref, namespace)
+	if err != nil {
+		return err
+	}
+	if err := c.holds(ctx, u, namespace, rules); err != nil {
+		return apierrors.NewForbidden(rbacv1.Resource(resource), name, err)
+	}
+	return nil
+}
+
+// may asks the chain's authorizer whether u may verb the role group/resource/name.
+func (c EscalationCheck) may(ctx context.Context, u user.Info, verb, group, resource, name, namespace string) bool {
+	decision, _, err := c.Authorizer.Authorize(ctx, authorizer.AttributesRecord{
+		User: u, Verb: verb, APIGroup: group, APIVersion: "*", Resource: resource, Name: name,
+		Namespace: namespace, ResourceRequest: true,
+	})
+	return err == nil && decision == authorizer.DecisionAllow
+}
+
+// holds returns nil when u's rules in namespace cover rules, and otherwise kube-apiserver's
+// description of what is missing.
+func (c EscalationCheck) holds(ctx context.Context, u user.Info, namespace string, rules []rbacv1.PolicyRule) error {
+	own, resolveErr := c.Rules.Rules(ctx, u, namespace)
+	covered, missing := validation.Covers(own, rules)
+	if covered {
+		return nil
+	}
+	msg := fmt.Sprintf("user %q (groups=%q) is attempting to grant RBAC permissions not currently held:\n%s",
+		u.GetName(), u.GetGroups(), describeMissing(missing))
+	if resolveErr != nil {
+		msg += fmt.Sprintf("; resolution errors: [%v]", resolveErr)
 	}
 	return errors.New(msg)
 }
 
-// EscalationAllowed reports whether the user of ctx is in system:masters, which the API server
-// uses for its own privileged loopback connections and may therefore do anything.
-func EscalationAllowed(ctx context.Context) bool {
-	u, ok := genericapirequest.UserFrom(ctx)
-	if !ok {
-		return false
-	}
-	for _, group := range u.GetGroups() {
-		if group == user.SystemPrivilegedGroup {
-			return true
+// describeMissing lists missing rules one a line, sorted. Covers reports one rule per verb; the
+// verbs of one group, resource and name are merged back into one line.
+func describeMissing(missing []rbacv1.PolicyRule) string {
+	var lines []string
+	merged := map[[3]string]*rbacv1.PolicyRule{} // group, resource, name → their verbs
+	for _, r := range missing {
+		if len(r.NonResourceURLs) > 0 || len(r.APIGroups) != 1 || len(r.Resources) != 1 || len(r.ResourceNames) > 1 {
+			lines = append(lines, describeRule(r))
+			continue
+		}
+		key := [3]string{r.APIGroups[0], r.Resources[0], strings.Join(r.ResourceNames, "")}
+		if m := merged[key]; m != nil {
+			m.Verbs = append(m.Verbs, r.Verbs...)
+		} else {
+			merged[key] = r.DeepCopy()
 		}
 	}
-	return false
+	for _, r := range merged {
+		lines = append(lines, describeRule(*r))
+	}
+	slices.Sort(lines)
+	return strings.Join(slices.Compact(lines), "\n")
 }
 
-var roleResources = map[schema.GroupResource]bool{
-	{Group: rbacv1.GroupName, Resource: "clusterroles"}: true,
-	{Group: rbacv1.GroupName, Resource: "roles"}:        true,
+// describeRule is kube-apiserver's short form of a rule:
+// {APIGroups:[""], Resources:["pods"], Verbs:["get" "list"]}.
+func describeRule(r rbacv1.PolicyRule) string {
+	var parts []string
+	for _, f := range []struct {
+		name   string
+		values []string
+	}{{"APIGroups", r.APIGroups}, {"Resources", r.Resources}, {"NonResourceURLs", r.NonResourceURLs}, {"ResourceNames", r.ResourceNames}, {"Verbs", r.Verbs}} {
+		if len(f.values) > 0 {
+			parts = append(parts, fmt.Sprintf("%s:%q", f.name, f.values))
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// RoleEscalationAuthorized reports whether the user of ctx may "escalate" the role of the request.
-func RoleEscalationAuthorized(ctx context.Context, a authorizer.UnconditionalAuthorizer) bool {
-	if a == nil {
-		return false
-	}
-	user, ok := genericapirequest.UserFrom(ctx)
-	if !ok {
-		return false
-	}
-	requestInfo, ok := genericapirequest.RequestInfoFrom(ctx)
-	if !ok || !requestInfo.IsResourceRequest {
-		return false
-	}
-	requestResource := schema.GroupResource{Group: requestInfo.APIGroup, Resource: requestInfo.Resource}
-	if !roleResources[requestResource] {
-		return false
-	}
-	attrs := authorizer.AttributesRecord{
-		User:            user,
-		Verb:            "escalate",
-		APIGroup:        requestInfo.APIGroup,
-		APIVersion:      "*",
-		Resource:        requestInfo.Resource,
-		Name:            requestInfo.Name,
-		Namespace:       requestInfo.Namespace,
-		ResourceRequest: true,
-	}
-	decision, _, err := a.Authorize(ctx, attrs)
-	if err != nil {
-		utilruntime.HandleError(fmt.Errorf("error authorizing user %#v to escalate %#v named %q in namespace %q: %v",
-			user, requestResource, requestInfo.Name, requestInfo.Namespace, err))
-	}
-	return decision == authorizer.DecisionAllow
+func hasAggregationRule(r *rbacv1.ClusterRole) bool {
+	return r != nil && r.AggregationRule != nil && len(r.AggregationRule.ClusterRoleSelectors) > 0
 }
 
-// BindingAuthorized reports whether the user of ctx may "bind" the role roleRef names, in
-// bindingNamespace (empty for a ClusterRoleBinding).
-func BindingAuthorized(ctx context.Context, roleRef rbacv1.RoleRef, bindingNamespace string, a authorizer.UnconditionalAuthorizer) bool {
-	if a == nil {
+// onlyGCFieldsChanged reports whether obj is old with other owner references or finalizers
+// (and managed fields, which follow any change).
+func onlyGCFieldsChanged(obj, old runtime.Object) bool {
+	if old == nil {
 		return false
 	}
-	user, ok := genericapirequest.UserFrom(ctx)
-	if !ok {
-		return false
+	a, b := obj.DeepCopyObject(), old.DeepCopyObject()
+	for _, o := range []runtime.Object{a, b} {
+		m, err := meta.Accessor(o)
+		if err != nil {
+			return false
+		}
+		m.SetOwnerReferences(nil)
+		m.SetFinalizers(nil)
+		m.SetManagedFields(nil)
 	}
-	attrs := authorizer.AttributesRecord{
-		User: user,
-		Verb: "bind",
-		// The namespace of the binding: delegation can allow binding particular cluster roles
-		// in particular namespaces.
-		Namespace:       bindingNamespace,
-		ResourceRequest: true,
-	}
-	switch roleRef.Kind {
-	case "ClusterRole":
-		attrs.APIGroup, attrs.APIVersion, attrs.Resource, attrs.Name = roleRef.APIGroup, "*", "clusterroles", roleRef.Name
-	case "Role":
-		attrs.APIGroup, attrs.APIVersion, attrs.Resource, attrs.Name = roleRef.APIGroup, "*", "roles", roleRef.Name
-	default:
-		return false
-	}
-	decision, _, err := a.Authorize(ctx, attrs)
-	if err != nil {
-		utilruntime.HandleError(fmt.Errorf("error authorizing user %#v to bind %#v in namespace %s: %v", user, roleRef, bindingNamespace, err))
-	}
-	return decision == authorizer.DecisionAllow
-}
-
-// IsOnlyMutatingGCFields reports whether obj differs from old only in what the garbage
-// collector changes (owner references, finalizers), which needs no escalation check.
-func IsOnlyMutatingGCFields(obj, old runtime.Object) bool {
-	if old == nil || reflect.ValueOf(old).IsNil() {
-		return false
-	}
-	copied := obj.DeepCopyObject()
-	copiedMeta, err := meta.Accessor(copied)
-	if err != nil {
-		return false
-	}
-	oldMeta, err := meta.Accessor(old)
-	if err != nil {
-		return false
-	}
-	copiedMeta.SetOwnerReferences(oldMeta.GetOwnerReferences())
-	copiedMeta.SetFinalizers(oldMeta.GetFinalizers())
-	copiedMeta.SetSelfLink(oldMeta.GetSelfLink())
-	copiedMeta.SetManagedFields(oldMeta.GetManagedFields())
-	return equality.Semantic.DeepEqual(copied, old)
+	return equality.Semantic.DeepEqual(a, b)
 }

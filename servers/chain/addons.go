@@ -192,7 +192,7 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 
 // writeMetricsKubeconfig gives the metrics server its own identity: the user
 // system:metrics-server, in no group. What it may do comes from the bootstrap policy
-// (internal/rbac/bootstrappolicy/chain_policy.go): list and watch nodes and pods
+// (internal/rbac/bootstrappolicy/apichain.yaml): list and watch nodes and pods
 // (system:metrics-server), read the authentication ConfigMap (metrics-server-auth-reader),
 // create TokenReviews and SubjectAccessReviews (metrics-server:system:auth-delegator), and
 // register itself (apichain:metrics-server-registration).

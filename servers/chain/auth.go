@@ -16,6 +16,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	authorizationunion "k8s.io/apiserver/pkg/authorization/union"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -170,11 +171,12 @@ func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers inf
 // not allow is denied (403 with kube-apiserver's message). RBAC also answers
 // SelfSubjectRulesReviews, as c.RuleResolver.
 func applyAuthorization(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory) error {
-	r := sharedInformers.Rbac().V1()
-	rbacAuthorizer := rbac.NewFromListers(r.Roles().Lister(), r.RoleBindings().Lister(), r.ClusterRoles().Lister(), r.ClusterRoleBindings().Lister())
+	rbacAuthorizer := rbac.New(rbac.FromInformers(sharedInformers.Rbac().V1()))
 	authz, err := authorizationunion.New(
 		authorizationunion.NamedAuthorizer{AuthorizerName: "kubernetes.io/system-privileged-group", Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)},
-		authorizationunion.NamedAuthorizer{AuthorizerName: "rbac", Authorizer: rbacAuthorizer},
+		// RBAC makes no conditional decisions: AuthorizerFunc answers the conditions-aware
+		// questions with its plain decision.
+		authorizationunion.NamedAuthorizer{AuthorizerName: "rbac", Authorizer: authorizer.AuthorizerFunc(rbacAuthorizer.Authorize)},
 	)
 	if err != nil {
 		return err

@@ -1,493 +1,105 @@
+// Package bootstrappolicy is the RBAC the chain creates at every start, as data:
+//
+//   - kube-apiserver-v1.37.2.json: every ClusterRole, ClusterRoleBinding, Role and RoleBinding a
+//     real kube-apiserver v1.37.2 creates on a fresh etcd (cluster-admin, admin/edit/view, the
+//     system:* roles of the scheduler, controller manager, nodes and each controller, ...),
+//     observed, server-set metadata removed. admin, edit and view have no rules there: the
+//     clusterrole-aggregation controller fills them.
+//   - apichain.yaml: the chain's own, for its metrics server.
+//
+// Core's post-start hook "rbac/bootstrap-roles" (servers/core/registry/rbac) reconciles Default()
+// into storage with k8s.io/component-helpers' reconciliation.
 package bootstrappolicy
 
-// Ported from kubernetes v1.37.2 plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go, the
-// feature gates it consults fixed at their v1.37.2 defaults (features.go).
-
 import (
-	capi "k8s.io/api/certificates/v1beta1"
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-
-	rbacv1helpers "github.com/apichain/apichain/internal/rbac"
+	"sigs.k8s.io/yaml"
 )
 
-// Write and other vars are slices of the allowed verbs.
-// Label and Annotation are default maps of bootstrappolicy.
+// MetricsServerUser is the user the chain's metrics server authenticates as; apichain.yaml
+// grants it what it needs.
+const MetricsServerUser = "system:metrics-server"
+
 var (
-	Write      = []string{"create", "update", "patch", "delete", "deletecollection"}
-	ReadWrite  = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
-	Read       = []string{"get", "list", "watch"}
-	ReadUpdate = []string{"get", "list", "watch", "update", "patch"}
-
-	Label      = map[string]string{"kubernetes.io/bootstrapping": "rbac-defaults"}
-	Annotation = map[string]string{rbacv1.AutoUpdateAnnotationKey: "true"}
+	//go:embed kube-apiserver-v1.37.2.json
+	kubeAPIServerPolicy []byte
+	//go:embed apichain.yaml
+	chainPolicy []byte
 )
 
-const (
-	legacyGroup                  = ""
-	appsGroup                    = "apps"
-	authenticationGroup          = "authentication.k8s.io"
-	authorizationGroup           = "authorization.k8s.io"
-	autoscalingGroup             = "autoscaling"
-	batchGroup                   = "batch"
-	certificatesGroup            = "certificates.k8s.io"
-	coordinationGroup            = "coordination.k8s.io"
-	discoveryGroup               = "discovery.k8s.io"
-	extensionsGroup              = "extensions"
-	lifecycleGroup               = "lifecycle.k8s.io"
-	policyGroup                  = "policy"
-	rbacGroup                    = "rbac.authorization.k8s.io"
-	resourceGroup                = "resource.k8s.io"
-	storageGroup                 = "storage.k8s.io"
-	resMetricsGroup              = "metrics.k8s.io"
-	customMetricsGroup           = "custom.metrics.k8s.io"
-	externalMetricsGroup         = "external.metrics.k8s.io"
-	networkingGroup              = "networking.k8s.io"
-	eventsGroup                  = "events.k8s.io"
-	internalAPIServerGroup       = "internal.apiserver.k8s.io"
-	admissionRegistrationGroup   = "admissionregistration.k8s.io"
-	storageVersionMigrationGroup = "storagemigration.k8s.io"
-	schedulingGroup              = "scheduling.k8s.io"
-)
-
-func addDefaultMetadata(obj runtime.Object) {
-	metadata, err := meta.Accessor(obj)
-	if err != nil {
-		// if this happens, then some static code is broken
-		panic(err)
-	}
-
-	labels := metadata.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	for k, v := range Label {
-		labels[k] = v
-	}
-	metadata.SetLabels(labels)
-
-	annotations := metadata.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	for k, v := range Annotation {
-		annotations[k] = v
-	}
-	metadata.SetAnnotations(annotations)
+// Policy is a set of RBAC objects.
+type Policy struct {
+	ClusterRoles        []rbacv1.ClusterRole
+	ClusterRoleBindings []rbacv1.ClusterRoleBinding
+	Roles               []rbacv1.Role
+	RoleBindings        []rbacv1.RoleBinding
 }
 
-func addClusterRoleLabel(roles []rbacv1.ClusterRole) {
-	for i := range roles {
-		addDefaultMetadata(&roles[i])
-	}
-	return
+// KubeAPIServer is kube-apiserver v1.37.2's bootstrap policy.
+func KubeAPIServer() (Policy, error) {
+	var p Policy
+	err := p.add("kube-apiserver-v1.37.2.json", kubeAPIServerPolicy)
+	return p, err
 }
 
-func addClusterRoleBindingLabel(rolebindings []rbacv1.ClusterRoleBinding) {
-	for i := range rolebindings {
-		addDefaultMetadata(&rolebindings[i])
+// Default is what the chain creates: kube-apiserver's policy, then the chain's own.
+func Default() (Policy, error) {
+	p, err := KubeAPIServer()
+	if err == nil {
+		err = p.add("apichain.yaml", chainPolicy)
 	}
-	return
+	return p, err
 }
 
-// ClusterRoles returns the cluster roles to bootstrap an API server with
-func ClusterRoles() []rbacv1.ClusterRole {
-	monitoringURLs := []string{
-		"/metrics", "/metrics/slis",
-		"/livez", "/readyz", "/healthz",
-		"/livez/*", "/readyz/*", "/healthz/*",
-	}
-
-	if enabled("ComponentFlagz") {
-		monitoringURLs = append(monitoringURLs, "/flagz")
-	}
-
-	if enabled("ComponentStatusz") {
-		monitoringURLs = append(monitoringURLs, "/statusz")
-	}
-
-	monitoringRules := []rbacv1.PolicyRule{
-		rbacv1helpers.NewRule("get").URLs(monitoringURLs...).RuleOrDie(),
-
-		// Needed for kubelet metrics
-		rbacv1helpers.NewRule("get").Groups(legacyGroup).Resources("nodes/metrics").RuleOrDie(),
-	}
-
-	roles := []rbacv1.ClusterRole{
-		{
-			// a "root" role which can do absolutely anything
-			ObjectMeta: metav1.ObjectMeta{Name: "cluster-admin"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("*").Groups("*").Resources("*").RuleOrDie(),
-				rbacv1helpers.NewRule("*").URLs("*").RuleOrDie(),
-			},
-		},
-		{
-			// a role which provides just enough power to determine if the server is
-			// ready and discover API versions for negotiation
-			ObjectMeta: metav1.ObjectMeta{Name: "system:discovery"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("get").URLs(
-					"/livez", "/readyz", "/healthz",
-					"/version", "/version/",
-					"/openapi", "/openapi/*",
-					"/api", "/api/*",
-					"/apis", "/apis/*",
-				).RuleOrDie(),
-			},
-		},
-		{
-			// a role which provides minimal read access to the monitoring endpoints
-			// (i.e. /metrics, /livez/*, /readyz/*, /healthz/*, /livez, /readyz, /healthz)
-			// The splatted health check endpoints allow read access to individual health check
-			// endpoints which may contain more sensitive cluster information information
-			ObjectMeta: metav1.ObjectMeta{Name: "system:monitoring"},
-			Rules:      monitoringRules,
-		},
-	}
-
-	basicUserRules := []rbacv1.PolicyRule{
-		rbacv1helpers.NewRule("create").Groups(authorizationGroup).Resources("selfsubjectaccessreviews", "selfsubjectrulesreviews").RuleOrDie(),
-		rbacv1helpers.NewRule("create").Groups(authenticationGroup).Resources("selfsubjectreviews").RuleOrDie(),
-	}
-
-	roles = append(roles, []rbacv1.ClusterRole{
-		{
-			// a role which provides minimal resource access to allow a "normal" user to learn information about themselves
-			ObjectMeta: metav1.ObjectMeta{Name: "system:basic-user"},
-			Rules:      basicUserRules,
-		},
-		{
-			// a role which provides just enough power read insensitive cluster information
-			ObjectMeta: metav1.ObjectMeta{Name: "system:public-info-viewer"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("get").URLs(
-					"/livez", "/readyz", "/healthz", "/version", "/version/",
-				).RuleOrDie(),
-			},
-		},
-		{
-			// a role for a namespace level admin.  It is `edit` plus the power to grant permissions to other users.
-			ObjectMeta: metav1.ObjectMeta{Name: "admin"},
-			AggregationRule: &rbacv1.AggregationRule{
-				ClusterRoleSelectors: []metav1.LabelSelector{
-					{MatchLabels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-admin": "true"}},
-				},
-			},
-		},
-		{
-			// a role for a namespace level editor.  It grants access to all user level actions in a namespace.
-			// It does not grant powers for "privileged" resources which are domain of the system: `/status`
-			// subresources or `quota`/`limits` which are used to control namespaces
-			ObjectMeta: metav1.ObjectMeta{Name: "edit", Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-admin": "true"}},
-			AggregationRule: &rbacv1.AggregationRule{
-				ClusterRoleSelectors: []metav1.LabelSelector{
-					{MatchLabels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-edit": "true"}},
-				},
-			},
-		},
-		{
-			// a role for namespace level viewing.  It grants Read-only access to non-escalating resources in
-			// a namespace.
-			ObjectMeta: metav1.ObjectMeta{Name: "view", Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-edit": "true"}},
-			AggregationRule: &rbacv1.AggregationRule{
-				ClusterRoleSelectors: []metav1.LabelSelector{
-					{MatchLabels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
-				},
-			},
-		},
-		{
-			// a role for a namespace level admin.  It is `edit` plus the power to grant permissions to other users.
-			ObjectMeta: metav1.ObjectMeta{Name: "system:aggregate-to-admin", Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-admin": "true"}},
-			Rules: []rbacv1.PolicyRule{
-				// additional admin powers
-				rbacv1helpers.NewRule("create").Groups(authorizationGroup).Resources("localsubjectaccessreviews").RuleOrDie(),
-				rbacv1helpers.NewRule(ReadWrite...).Groups(rbacGroup).Resources("roles", "rolebindings").RuleOrDie(),
-			},
-		},
-		{
-			// a role for a namespace level editor.  It grants access to all user level actions in a namespace.
-			// It does not grant powers for "privileged" resources which are domain of the system: `/status`
-			// subresources or `quota`/`limits` which are used to control namespaces
-			ObjectMeta: metav1.ObjectMeta{Name: "system:aggregate-to-edit", Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-edit": "true"}},
-			Rules:      editRules(),
-		},
-		{
-			// a role for namespace level viewing.  It grants Read-only access to non-escalating resources in
-			// a namespace.
-			ObjectMeta: metav1.ObjectMeta{Name: "system:aggregate-to-view", Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
-			Rules:      viewRules(),
-		},
-		{
-			// a role to use for heapster's connections back to the API server
-			ObjectMeta: metav1.ObjectMeta{Name: "system:heapster"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule(Read...).Groups(legacyGroup).Resources("events", "pods", "nodes", "namespaces").RuleOrDie(),
-				rbacv1helpers.NewRule(Read...).Groups(extensionsGroup).Resources("deployments").RuleOrDie(),
-			},
-		},
-		{
-			// a role for nodes to use to have the access they need for running pods
-			ObjectMeta: metav1.ObjectMeta{Name: systemNodeRoleName},
-			Rules:      NodeRules(),
-		},
-		{
-			// a role to use for node-problem-detector access.  It does not get bound to default location since
-			// deployment locations can reasonably vary.
-			ObjectMeta: metav1.ObjectMeta{Name: "system:node-problem-detector"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("get").Groups(legacyGroup).Resources("nodes").RuleOrDie(),
-				rbacv1helpers.NewRule("patch").Groups(legacyGroup).Resources("nodes/status").RuleOrDie(),
-				eventsRule(),
-			},
-		},
-		{
-			// a role to use for bootstrapping a node's client certificates
-			ObjectMeta: metav1.ObjectMeta{Name: "system:node-bootstrapper"},
-			Rules: []rbacv1.PolicyRule{
-				// used to create a certificatesigningrequest for a node-specific client certificate, and watch for it to be signed
-				rbacv1helpers.NewRule("create", "get", "list", "watch").Groups(certificatesGroup).Resources("certificatesigningrequests").RuleOrDie(),
-			},
-		},
-		{
-			// a role to use for allowing authentication and authorization delegation
-			ObjectMeta: metav1.ObjectMeta{Name: "system:auth-delegator"},
-			Rules: []rbacv1.PolicyRule{
-				// These creates are non-mutating
-				rbacv1helpers.NewRule("create").Groups(authenticationGroup).Resources("tokenreviews").RuleOrDie(),
-				rbacv1helpers.NewRule("create").Groups(authorizationGroup).Resources("subjectaccessreviews").RuleOrDie(),
-			},
-		},
-		{
-			// a role to use for the API registry, summarization, and proxy handling
-			ObjectMeta: metav1.ObjectMeta{Name: "system:kube-aggregator"},
-			Rules: []rbacv1.PolicyRule{
-				// it needs to see all services so that it knows whether the ones it points to exist or not
-				rbacv1helpers.NewRule(Read...).Groups(legacyGroup).Resources("services", "endpoints").RuleOrDie(),
-			},
-		},
-		{
-			// a role to use for bootstrapping the kube-controller-manager so it can create the shared informers
-			// service accounts, and secrets that we need to create separate identities for other controllers
-			ObjectMeta: metav1.ObjectMeta{Name: "system:kube-controller-manager"},
-			Rules: []rbacv1.PolicyRule{
-				eventsRule(),
-				// Needed for leader election.
-				rbacv1helpers.NewRule("create").Groups(coordinationGroup).Resources("leases").RuleOrDie(),
-				rbacv1helpers.NewRule("get", "update").Groups(coordinationGroup).Resources("leases").Names("kube-controller-manager").RuleOrDie(),
-				// Fundamental resources.
-				rbacv1helpers.NewRule("create").Groups(legacyGroup).Resources("secrets", "serviceaccounts").RuleOrDie(),
-				rbacv1helpers.NewRule("delete").Groups(legacyGroup).Resources("secrets").RuleOrDie(),
-				rbacv1helpers.NewRule("get").Groups(legacyGroup).Resources("namespaces", "secrets", "serviceaccounts", "configmaps").RuleOrDie(),
-				rbacv1helpers.NewRule("update").Groups(legacyGroup).Resources("secrets", "serviceaccounts").RuleOrDie(),
-				// Needed to check API access.  These creates are non-mutating
-				rbacv1helpers.NewRule("create").Groups(authenticationGroup).Resources("tokenreviews").RuleOrDie(),
-				rbacv1helpers.NewRule("create").Groups(authorizationGroup).Resources("subjectaccessreviews").RuleOrDie(),
-				// Needed for all shared informers
-				rbacv1helpers.NewRule("list", "watch").Groups("*").Resources("*").RuleOrDie(),
-				rbacv1helpers.NewRule("create").Groups(legacyGroup).Resources("serviceaccounts/token").RuleOrDie(),
-			},
-		},
-		{
-			// a role to use for the kube-dns pod
-			ObjectMeta: metav1.ObjectMeta{Name: "system:kube-dns"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("list", "watch").Groups(legacyGroup).Resources("endpoints", "services").RuleOrDie(),
-			},
-		},
-		{
-			// a role for an external/out-of-tree persistent volume provisioner
-			ObjectMeta: metav1.ObjectMeta{Name: "system:persistent-volume-provisioner"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("get", "list", "watch", "create", "delete").Groups(legacyGroup).Resources("persistentvolumes").RuleOrDie(),
-				// update is needed in addition to read access for setting lock annotations on PVCs
-				rbacv1helpers.NewRule("get", "list", "watch", "update").Groups(legacyGroup).Resources("persistentvolumeclaims").RuleOrDie(),
-				rbacv1helpers.NewRule(Read...).Groups(storageGroup).Resources("storageclasses").RuleOrDie(),
-
-				// Needed for watching provisioning success and failure events
-				rbacv1helpers.NewRule("watch").Groups(legacyGroup).Resources("events").RuleOrDie(),
-
-				eventsRule(),
-			},
-		},
-		{
-			// a role making the csrapprover controller approve a node client CSR
-			ObjectMeta: metav1.ObjectMeta{Name: "system:certificates.k8s.io:certificatesigningrequests:nodeclient"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("create").Groups(certificatesGroup).Resources("certificatesigningrequests/nodeclient").RuleOrDie(),
-			},
-		},
-		{
-			// a role making the csrapprover controller approve a node client CSR requested by the node itself
-			ObjectMeta: metav1.ObjectMeta{Name: "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("create").Groups(certificatesGroup).Resources("certificatesigningrequests/selfnodeclient").RuleOrDie(),
-			},
-		},
-		{
-			ObjectMeta: metav1.ObjectMeta{Name: "system:volume-scheduler"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule(ReadUpdate...).Groups(legacyGroup).Resources("persistentvolumes").RuleOrDie(),
-				rbacv1helpers.NewRule(Read...).Groups(storageGroup).Resources("storageclasses").RuleOrDie(),
-				rbacv1helpers.NewRule(ReadUpdate...).Groups(legacyGroup).Resources("persistentvolumeclaims").RuleOrDie(),
-			},
-		},
-		{
-			ObjectMeta: metav1.ObjectMeta{Name: "system:certificates.k8s.io:legacy-unknown-approver"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("approve").Groups(certificatesGroup).Resources("signers").Names(capi.LegacyUnknownSignerName).RuleOrDie(),
-			},
-		},
-		{
-			ObjectMeta: metav1.ObjectMeta{Name: "system:certificates.k8s.io:kubelet-serving-approver"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("approve").Groups(certificatesGroup).Resources("signers").Names(capi.KubeletServingSignerName).RuleOrDie(),
-			},
-		},
-		{
-			ObjectMeta: metav1.ObjectMeta{Name: "system:certificates.k8s.io:kube-apiserver-client-approver"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("approve").Groups(certificatesGroup).Resources("signers").Names(capi.KubeAPIServerClientSignerName).RuleOrDie(),
-			},
-		},
-		{
-			ObjectMeta: metav1.ObjectMeta{Name: "system:certificates.k8s.io:kube-apiserver-client-kubelet-approver"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule("approve").Groups(certificatesGroup).Resources("signers").Names(capi.KubeAPIServerClientKubeletSignerName).RuleOrDie(),
-			},
-		},
-	}...)
-
-	// Add the cluster role for reading the ServiceAccountIssuerDiscovery endpoints
-	// Also allow slash-ended URLs to allow clients generated from published openapi docs prior to fixing the trailing slash to work properly
-	roles = append(roles, rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: "system:service-account-issuer-discovery"},
-		Rules: []rbacv1.PolicyRule{
-			rbacv1helpers.NewRule("get").URLs(
-				"/.well-known/openid-configuration",
-				"/.well-known/openid-configuration/",
-				"/openid/v1/jwks",
-				"/openid/v1/jwks/",
-			).RuleOrDie(),
-		},
-	})
-
-	// Add the cluster role system:kubelet-api-admin
-	kubeletAPIAdminRules := []rbacv1.PolicyRule{
-		// Allow read-only access to the Node API objects
-		rbacv1helpers.NewRule("get", "list", "watch").Groups(legacyGroup).Resources("nodes").RuleOrDie(),
-		// Allow all API calls to the nodes
-		rbacv1helpers.NewRule("proxy").Groups(legacyGroup).Resources("nodes").RuleOrDie(),
-		rbacv1helpers.NewRule("*").Groups(legacyGroup).Resources("nodes/proxy", "nodes/metrics", "nodes/stats", "nodes/log").RuleOrDie(),
-	}
-
-	if enabled("KubeletFineGrainedAuthz") {
-		kubeletAPIAdminRules = append(kubeletAPIAdminRules, rbacv1helpers.NewRule("*").Groups(legacyGroup).Resources("nodes/pods", "nodes/healthz", "nodes/configz").RuleOrDie())
-	}
-
-	roles = append(roles, rbacv1.ClusterRole{
-		// a role to use for full access to the kubelet API
-		ObjectMeta: metav1.ObjectMeta{Name: "system:kubelet-api-admin"},
-		Rules:      kubeletAPIAdminRules,
-	})
-
-	// node-proxier role is used by kube-proxy.
-	nodeProxierRules := []rbacv1.PolicyRule{
-		rbacv1helpers.NewRule("list", "watch").Groups(legacyGroup).Resources("services", "endpoints").RuleOrDie(),
-		rbacv1helpers.NewRule("get", "list", "watch").Groups(legacyGroup).Resources("nodes").RuleOrDie(),
-
-		eventsRule(),
-	}
-	if enabled("MultiCIDRServiceAllocator") {
-		nodeProxierRules = append(nodeProxierRules, rbacv1helpers.NewRule("list", "watch").Groups(networkingGroup).Resources("servicecidrs").RuleOrDie())
-	}
-
-	nodeProxierRules = append(nodeProxierRules, rbacv1helpers.NewRule("list", "watch").Groups(discoveryGroup).Resources("endpointslices").RuleOrDie())
-	roles = append(roles, rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: "system:node-proxier"},
-		Rules:      nodeProxierRules,
-	})
-
-	kubeSchedulerRules := []rbacv1.PolicyRule{
-		eventsRule(),
-		// This is for leaderlease access
-		// TODO: scope this to the kube-system namespace
-		rbacv1helpers.NewRule("create").Groups(coordinationGroup).Resources("leases").RuleOrDie(),
-		rbacv1helpers.NewRule("get", "update", "list", "watch").Groups(coordinationGroup).Resources("leases").Names("kube-scheduler").RuleOrDie(),
-		rbacv1helpers.NewRule(ReadWrite...).Groups(coordinationGroup).Resources("leasecandidates").RuleOrDie(),
-
-		// Fundamental resources
-		rbacv1helpers.NewRule(Read...).Groups(legacyGroup).Resources("nodes").RuleOrDie(),
-		rbacv1helpers.NewRule("get", "list", "watch", "delete").Groups(legacyGroup).Resources("pods").RuleOrDie(),
-		rbacv1helpers.NewRule("create").Groups(legacyGroup).Resources("pods/binding", "bindings").RuleOrDie(),
-		rbacv1helpers.NewRule("patch", "update").Groups(legacyGroup).Resources("pods/status").RuleOrDie(),
-		// Things that select pods
-		rbacv1helpers.NewRule(Read...).Groups(legacyGroup).Resources("services", "replicationcontrollers").RuleOrDie(),
-		rbacv1helpers.NewRule(Read...).Groups(appsGroup, extensionsGroup).Resources("replicasets").RuleOrDie(),
-		rbacv1helpers.NewRule(Read...).Groups(appsGroup).Resources("statefulsets").RuleOrDie(),
-		// Things that pods use or applies to them
-		rbacv1helpers.NewRule(Read...).Groups(policyGroup).Resources("poddisruptionbudgets").RuleOrDie(),
-		rbacv1helpers.NewRule(Read...).Groups(legacyGroup).Resources("persistentvolumeclaims", "persistentvolumes").RuleOrDie(),
-		// Needed to check API access. These creates are non-mutating
-		rbacv1helpers.NewRule("create").Groups(authenticationGroup).Resources("tokenreviews").RuleOrDie(),
-		rbacv1helpers.NewRule("create").Groups(authorizationGroup).Resources("subjectaccessreviews").RuleOrDie(),
-		// Needed for volume limits
-		rbacv1helpers.NewRule(Read...).Groups(storageGroup).Resources("csinodes").RuleOrDie(),
-		rbacv1helpers.NewRule("get", "list", "watch").Groups(storageGroup).Resources("volumeattachments").RuleOrDie(),
-		// Needed for namespaceSelector feature in pod affinity
-		rbacv1helpers.NewRule(Read...).Groups(legacyGroup).Resources("namespaces").RuleOrDie(),
-		rbacv1helpers.NewRule(Read...).Groups(storageGroup).Resources("csidrivers").RuleOrDie(),
-		rbacv1helpers.NewRule(Read...).Groups(storageGroup).Resources("csistoragecapacities").RuleOrDie(),
-	}
-	// Needed for dynamic resource allocation.
-	if enabled("DynamicResourceAllocation") {
-		kubeSchedulerRules = append(kubeSchedulerRules,
-			rbacv1helpers.NewRule(Read...).Groups(resourceGroup).Resources("deviceclasses").RuleOrDie(),
-			rbacv1helpers.NewRule(ReadUpdate...).Groups(resourceGroup).Resources("resourceclaims").RuleOrDie(),
-			rbacv1helpers.NewRule(ReadUpdate...).Groups(resourceGroup).Resources("resourceclaims/status").RuleOrDie(),
-			rbacv1helpers.NewRule("update").Groups(legacyGroup).Resources("pods/finalizers").RuleOrDie(),
-			rbacv1helpers.NewRule(Read...).Groups(resourceGroup).Resources("resourceslices").RuleOrDie(),
-		)
-		if enabled("DRAExtendedResource") {
-			kubeSchedulerRules = append(kubeSchedulerRules,
-				rbacv1helpers.NewRule("create", "delete").Groups(resourceGroup).Resources("resourceclaims").RuleOrDie(),
-			)
-		}
-		if enabled("DRADeviceTaintRules") {
-			kubeSchedulerRules = append(kubeSchedulerRules, rbacv1helpers.NewRule(Read...).Groups(resourceGroup).Resources("devicetaintrules").RuleOrDie())
-		}
-		if enabled("DRAResourceClaimGranularStatusAuthorization") {
-			kubeSchedulerRules = append(kubeSchedulerRules,
-				rbacv1helpers.NewRule("update", "patch").Groups(resourceGroup).Resources("resourceclaims/binding").RuleOrDie(),
-			)
+// add appends the objects of a List in JSON or (for a .yaml file) YAML. Anything but the four
+// kinds, a field none of them has, or a field of another kind is an error: a typo must not
+// make a role that silently grants less.
+func (p *Policy) add(file string, data []byte) error {
+	if strings.HasSuffix(file, ".yaml") {
+		var err error
+		if data, err = yaml.YAMLToJSON(data); err != nil {
+			return fmt.Errorf("reading %s: %w", file, err)
 		}
 	}
-	if enabled("GenericWorkload") {
-		kubeSchedulerRules = append(kubeSchedulerRules, rbacv1helpers.NewRule(Read...).Groups(schedulingGroup).Resources("podgroups").RuleOrDie())
-		kubeSchedulerRules = append(kubeSchedulerRules, rbacv1helpers.NewRule("patch", "update").Groups(schedulingGroup).Resources("podgroups/status").RuleOrDie())
+	// One pass over the data (it is read at every start): each item into the union of the four
+	// kinds' fields.
+	var list struct {
+		APIVersion, Kind string
+		Items            []struct {
+			APIVersion, Kind string
+			Metadata         metav1.ObjectMeta
+			Rules            []rbacv1.PolicyRule
+			AggregationRule  *rbacv1.AggregationRule
+			RoleRef          *rbacv1.RoleRef
+			Subjects         []rbacv1.Subject
+		}
 	}
-	if enabled("CompositePodGroup") {
-		kubeSchedulerRules = append(kubeSchedulerRules, rbacv1helpers.NewRule(Read...).Groups(schedulingGroup).Resources("compositepodgroups").RuleOrDie())
-		kubeSchedulerRules = append(kubeSchedulerRules, rbacv1helpers.NewRule("patch", "update").Groups(schedulingGroup).Resources("compositepodgroups/status").RuleOrDie())
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&list); err != nil {
+		return fmt.Errorf("reading %s: %w", file, err)
 	}
-	roles = append(roles, rbacv1.ClusterRole{
-		// a role to use for the kube-scheduler
-		ObjectMeta: metav1.ObjectMeta{Name: "system:kube-scheduler"},
-		Rules:      kubeSchedulerRules,
-	})
-
-	// Default ClusterRole to allow reading ClusterTrustBundle objects
-	if enabled("ClusterTrustBundle") {
-		roles = append(roles, rbacv1.ClusterRole{
-			ObjectMeta: metav1.ObjectMeta{Name: "system:cluster-trust-bundle-discovery"},
-			Rules: []rbacv1.PolicyRule{
-				rbacv1helpers.NewRule(Read...).Groups(certificatesGroup).Resources("clustertrustbundles").RuleOrDie(),
-			},
-		})
+	for i, o := range list.Items {
+		isRole, isBinding := o.RoleRef == nil && o.Subjects == nil, o.Rules == nil && o.AggregationRule == nil && o.RoleRef != nil
+		switch {
+		case o.Kind == "ClusterRole" && isRole:
+			p.ClusterRoles = append(p.ClusterRoles, rbacv1.ClusterRole{ObjectMeta: o.Metadata, Rules: o.Rules, AggregationRule: o.AggregationRule})
+		case o.Kind == "Role" && isRole && o.AggregationRule == nil:
+			p.Roles = append(p.Roles, rbacv1.Role{ObjectMeta: o.Metadata, Rules: o.Rules})
+		case o.Kind == "ClusterRoleBinding" && isBinding:
+			p.ClusterRoleBindings = append(p.ClusterRoleBindings, rbacv1.ClusterRoleBinding{ObjectMeta: o.Metadata, RoleRef: *o.RoleRef, Subjects: o.Subjects})
+		case o.Kind == "RoleBinding" && isBinding:
+			p.RoleBindings = append(p.RoleBindings, rbacv1.RoleBinding{ObjectMeta: o.Metadata, RoleRef: *o.RoleRef, Subjects: o.Subjects})
+		default:
+			return fmt.Errorf("reading %s, item %d: not a ClusterRole, Role, ClusterRoleBinding or RoleBinding (kind %q, or fields of another kind)", file, i, o.Kind)
+		}
 	}
-
-	addClusterRoleLabel(roles)
-	return roles
+	return nil
 }

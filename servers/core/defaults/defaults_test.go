@@ -18,47 +18,6 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-func TestImageTag(t *testing.T) {
-	for image, want := range map[string]string{
-		"nginx":                          "latest",
-		"nginx:latest":                   "latest",
-		"nginx:1.27":                     "1.27",
-		"library/nginx:1.27":             "1.27",
-		"docker.io/library/nginx:latest": "latest",
-		"localhost:5000/app":             "latest",
-		"localhost:5000/app:v2":          "v2",
-		"registry.example.com:8443/team/app:latest":                                            "latest",
-		"nginx@sha256:0000000000000000000000000000000000000000000000000000000000000000":        "",
-		"nginx:latest@sha256:0000000000000000000000000000000000000000000000000000000000000000": "latest",
-		"nginx@sha256:00": "", // bad digest: parse error
-		"NGINX:latest":    "", // uppercase repository: parse error
-		"0000000000000000000000000000000000000000000000000000000000000000": "", // bare identifier: parse error
-		"":                                "",
-		" nginx":                          "",
-		"Registry.Example.com/app:latest": "latest",
-	} {
-		if got := imageTag(image); got != want {
-			t.Errorf("imageTag(%q) = %q, want %q", image, got, want)
-		}
-	}
-}
-
-func TestContainerImagePullPolicy(t *testing.T) {
-	for image, want := range map[string]v1.PullPolicy{
-		"nginx":        v1.PullAlways,
-		"nginx:latest": v1.PullAlways,
-		"nginx:1.27":   v1.PullIfNotPresent,
-		"nginx@sha256:0000000000000000000000000000000000000000000000000000000000000000": v1.PullIfNotPresent,
-		"Bad Image Name": v1.PullIfNotPresent,
-	} {
-		c := v1.Container{Image: image}
-		SetDefaults_Container(&c)
-		if c.ImagePullPolicy != want {
-			t.Errorf("image %q: imagePullPolicy %q, want %q", image, c.ImagePullPolicy, want)
-		}
-	}
-}
-
 func TestServiceDefaults(t *testing.T) {
 	scheme := newTestScheme(t)
 	cases := []struct {
@@ -161,21 +120,6 @@ func TestPodDefaultsRequestsFromLimitsAndHostNetwork(t *testing.T) {
 	}
 	if tmpl.Template.Spec.EnableServiceLinks != nil {
 		t.Errorf("enableServiceLinks must only be defaulted on pods")
-	}
-}
-
-func TestPodStatusPodIPs(t *testing.T) {
-	for _, tc := range []struct {
-		in, want v1.PodStatus
-	}{
-		{v1.PodStatus{PodIPs: []v1.PodIP{{IP: "1.1.1.1"}, {IP: "::1"}}}, v1.PodStatus{PodIP: "1.1.1.1", PodIPs: []v1.PodIP{{IP: "1.1.1.1"}, {IP: "::1"}}}},
-		{v1.PodStatus{PodIP: "2.2.2.2", PodIPs: []v1.PodIP{{IP: "1.1.1.1"}}}, v1.PodStatus{PodIP: "2.2.2.2", PodIPs: []v1.PodIP{{IP: "2.2.2.2"}}}},
-		{v1.PodStatus{}, v1.PodStatus{}},
-	} {
-		SetDefaults_PodStatus(&tc.in)
-		if diff := cmp.Diff(tc.want, tc.in); diff != "" {
-			t.Errorf("unexpected status (-want +got):\n%s", diff)
-		}
 	}
 }
 

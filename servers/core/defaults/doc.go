@@ -1,23 +1,24 @@
-// Package defaults holds the defaulting rules that kube-apiserver applies to
-// built-in resources, ported for this project's Core server.
+// Package defaults is where Core's defaulting comes from: kube-apiserver's defaults for every
+// built-in kind the Core server serves. The chain's Core keeps objects as the k8s.io/api v1
+// types, with no internal version, so the defaults apply to those types directly: the
+// apiserver's decoder calls scheme.Default on every object it decodes from a request body or
+// from query parameters, before admission and validation.
 //
-// It sits inside the Core server of the chain: the Core server serves the
-// kube-apiserver built-in kinds (core/v1, discovery/v1, coordination/v1,
-// apps/v1, batch/v1) directly as the k8s.io/api v1 Go types, so there is no
-// internal version and no conversion step. The rules here are ported from
-// kubernetes v1.37.2 pkg/apis/core/v1/defaults.go, pkg/apis/discovery/v1/defaults.go,
-// pkg/apis/apps/v1/defaults.go and pkg/apis/batch/v1/defaults.go, and the
-// generated zz_generated.defaults.go files next to them, which decide which
-// SetDefaults_* function applies to which nested field of each top-level kind
-// (including the declarative "+default" tags that only exist in generated code).
+// Each API group has a package here (core, apps, batch, ...) with one hand-written
+// SetDefaults_<Type> function per type that has defaults of its own, written from what
+// kube-apiserver v1.37.2 answers (reference_test.go compares with its answers, in testdata).
+// defaulter-gen, from k8s.io/code-generator, writes each package's zz_generated.defaults.go:
+// SetObjectDefaults_<Kind> functions that walk a kind down to its nested types, call those
+// functions where they apply and fill the `+default=` markers of k8s.io/api's types, and
+// RegisterDefaults, which puts them on a scheme. Regenerate after adding or removing a
+// SetDefaults_ function (a test fails while a generated file is stale):
 //
-// RegisterDefaults installs SetObjectDefaults_<Kind> for every covered kind
-// (and its List) into a runtime.Scheme, exactly like the generated
-// RegisterDefaults functions upstream, so scheme.Default(obj) behaves like
-// kube-apiserver's decoding path.
+//	go generate ./servers/core/defaults
 //
-// Feature gates that upstream defaulting consults are fixed at their v1.37
-// default value (see the comment at each use). Defaulting that kube-apiserver
-// performs elsewhere (admission plugins, registry strategies such as
-// PrepareForCreate, IP/port allocation) is deliberately not part of this package.
+// Not here: what kube-apiserver sets outside defaulting, in admission plugins (default
+// tolerations, priority, the storage-protection finalizers), in registry strategies (a pod's
+// QoS class, a namespace's finalizer, a Job's selector) and in allocators (cluster IPs, node
+// ports). Those are in servers/chain/admission and servers/core/registry.
 package defaults
+
+//go:generate go tool defaulter-gen --output-file zz_generated.defaults.go --go-header-file ../../../hack/boilerplate.go.txt --extra-peer-dirs github.com/apichain/apichain/servers/core/defaults/core ./core ./apps ./batch ./discovery ./admissionregistration ./networking ./storage ./scheduling ./autoscaling ./rbac

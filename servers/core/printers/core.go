@@ -1,328 +1,190 @@
-// Follows kubernetes pkg/printers/internalversion/printers.go (printNamespace,
-// printConfigMap, printSecret, printServiceAccount, printService,
-// printEndpoints, printReplicationController, printResourceQuota,
-// printComponentStatus and their column definitions) as of kube-apiserver
-// v1.37, on the core/v1 types. LimitRange has no printer upstream: it uses the
-// default convertor of k8s.io/apiserver/pkg/registry/rest/table.go (see
-// defaultTablePrinter in rbac.go).
-
 package printers
 
 import (
-	"bytes"
+	"cmp"
 	"fmt"
+	"maps"
 	"net"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
 )
 
-// Namespace prints core/v1 Namespaces.
-var Namespace = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Status", Type: "string", Description: "The status of the namespace"},
-		ageColumn(),
-	},
-	Row: rowFunc(func(obj *corev1.Namespace) ([]interface{}, error) {
-		return []interface{}{obj.Name, string(obj.Status.Phase), translateTimestampSince(obj.CreationTimestamp)}, nil
-	}),
-}
+// The core/v1 resources but pods, volumes and events.
 
-// ConfigMap prints core/v1 ConfigMaps.
-var ConfigMap = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Data", Type: "string", Description: corev1.ConfigMap{}.SwaggerDoc()["data"]},
-		ageColumn(),
-	},
-	Row: rowFunc(func(obj *corev1.ConfigMap) ([]interface{}, error) {
-		return []interface{}{obj.Name, int64(len(obj.Data) + len(obj.BinaryData)), translateTimestampSince(obj.CreationTimestamp)}, nil
-	}),
-}
+var Namespace = define("namespaces", func(ns *corev1.Namespace) []any {
+	return []any{ns.Name, ns.Status.Phase, age(ns.CreationTimestamp)}
+})
 
-// Secret prints core/v1 Secrets.
-var Secret = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Type", Type: "string", Description: corev1.Secret{}.SwaggerDoc()["type"]},
-		{Name: "Data", Type: "string", Description: corev1.Secret{}.SwaggerDoc()["data"]},
-		ageColumn(),
-	},
-	Row: rowFunc(func(obj *corev1.Secret) ([]interface{}, error) {
-		return []interface{}{obj.Name, string(obj.Type), int64(len(obj.Data)), translateTimestampSince(obj.CreationTimestamp)}, nil
-	}),
-}
+var ConfigMap = define("configmaps", func(cm *corev1.ConfigMap) []any {
+	return []any{cm.Name, len(cm.Data) + len(cm.BinaryData), age(cm.CreationTimestamp)}
+})
 
-// ServiceAccount prints core/v1 ServiceAccounts (no Secrets column since v1.35).
-var ServiceAccount = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		ageColumn(),
-	},
-	Row: rowFunc(func(obj *corev1.ServiceAccount) ([]interface{}, error) {
-		return []interface{}{obj.Name, translateTimestampSince(obj.CreationTimestamp)}, nil
-	}),
-}
+var Secret = define("secrets", func(s *corev1.Secret) []any {
+	return []any{s.Name, s.Type, len(s.Data), age(s.CreationTimestamp)}
+})
 
-// Service prints core/v1 Services.
-var Service = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Type", Type: "string", Description: corev1.ServiceSpec{}.SwaggerDoc()["type"]},
-		{Name: "Cluster-IP", Type: "string", Description: corev1.ServiceSpec{}.SwaggerDoc()["clusterIP"]},
-		{Name: "External-IP", Type: "string", Description: corev1.ServiceSpec{}.SwaggerDoc()["externalIPs"]},
-		{Name: "Port(s)", Type: "string", Description: corev1.ServiceSpec{}.SwaggerDoc()["ports"]},
-		ageColumn(),
-		{Name: "Selector", Type: "string", Priority: 1, Description: corev1.ServiceSpec{}.SwaggerDoc()["selector"]},
-	},
-	Row: rowFunc(printService),
-}
+var ServiceAccount = define("serviceaccounts", func(sa *corev1.ServiceAccount) []any {
+	return []any{sa.Name, age(sa.CreationTimestamp)}
+})
 
-// Endpoints prints core/v1 Endpoints.
-var Endpoints = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Endpoints", Type: "string", Description: corev1.Endpoints{}.SwaggerDoc()["subsets"]},
-		ageColumn(),
-	},
-	Row: rowFunc(func(obj *corev1.Endpoints) ([]interface{}, error) {
-		return []interface{}{obj.Name, formatEndpoints(obj, nil), translateTimestampSince(obj.CreationTimestamp)}, nil
-	}),
-}
+// LimitRange has kube-apiserver's default table: Name, Created At.
+var LimitRange = define("limitranges", createdAt[*corev1.LimitRange])
 
-// ReplicationController prints core/v1 ReplicationControllers.
-var ReplicationController = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Desired", Type: "integer", Description: corev1.ReplicationControllerSpec{}.SwaggerDoc()["replicas"]},
-		{Name: "Current", Type: "integer", Description: corev1.ReplicationControllerStatus{}.SwaggerDoc()["replicas"]},
-		{Name: "Ready", Type: "integer", Description: corev1.ReplicationControllerStatus{}.SwaggerDoc()["readyReplicas"]},
-		ageColumn(),
-		{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template."},
-		{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template."},
-		{Name: "Selector", Type: "string", Priority: 1, Description: corev1.ReplicationControllerSpec{}.SwaggerDoc()["selector"]},
-	},
-	Row: rowFunc(func(obj *corev1.ReplicationController) ([]interface{}, error) {
-		desiredReplicas := derefInt32(obj.Spec.Replicas)
-		currentReplicas := obj.Status.Replicas
-		readyReplicas := obj.Status.ReadyReplicas
-		var containers []corev1.Container
-		if obj.Spec.Template != nil {
-			containers = obj.Spec.Template.Spec.Containers
-		}
-		names, images := layoutContainerCells(containers)
-		return []interface{}{obj.Name, int64(desiredReplicas), int64(currentReplicas), int64(readyReplicas), translateTimestampSince(obj.CreationTimestamp),
-			names, images, labels.FormatLabels(obj.Spec.Selector)}, nil
-	}),
-}
+var PodTemplate = define("podtemplates", func(t *corev1.PodTemplate) []any {
+	containers := t.Template.Spec.Containers
+	return []any{t.Name, containerNames(containers), containerImages(containers), labels.FormatLabels(t.Template.Labels)}
+})
 
-// LimitRange prints core/v1 LimitRanges with kube-apiserver's default
-// convertor (Name, Created At), as upstream registers no printer for them.
-var LimitRange = defaultTablePrinter()
-
-// ResourceQuota prints core/v1 ResourceQuotas.
-var ResourceQuota = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Request", Type: "string", Description: "Request represents a minimum amount of cpu/memory that a container may consume."},
-		{Name: "Limit", Type: "string", Description: "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."},
-		ageColumn(),
-	},
-	Row: rowFunc(printResourceQuota),
-}
-
-// ComponentStatus prints core/v1 ComponentStatuses.
-var ComponentStatus = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Status", Type: "string", Description: "Status of the component conditions"},
-		{Name: "Message", Type: "string", Description: "Message of the component conditions"},
-		{Name: "Error", Type: "string", Description: "Error of the component conditions"},
-	},
-	Row: rowFunc(func(obj *corev1.ComponentStatus) ([]interface{}, error) {
-		status := "Unknown"
-		message := ""
-		errorMessage := ""
-		for _, condition := range obj.Conditions {
-			if condition.Type == corev1.ComponentHealthy {
-				if condition.Status == corev1.ConditionTrue {
-					status = "Healthy"
-				} else {
-					status = "Unhealthy"
-				}
-				message = condition.Message
-				errorMessage = condition.Error
-				break
-			}
-		}
-		return []interface{}{obj.Name, status, message, errorMessage}, nil
-	}),
-}
-
-// Pass ports=nil for all ports.
-func formatEndpoints(endpoints *corev1.Endpoints, ports sets.Set[string]) string {
-	if len(endpoints.Subsets) == 0 {
-		return "<none>"
+var ReplicationController = define("replicationcontrollers", func(rc *corev1.ReplicationController) []any {
+	var containers []corev1.Container
+	if rc.Spec.Template != nil {
+		containers = rc.Spec.Template.Spec.Containers
 	}
-	list := []string{}
-	max := 3
-	more := false
-	count := 0
-	for i := range endpoints.Subsets {
-		ss := &endpoints.Subsets[i]
-		if len(ss.Ports) == 0 {
-			// It's possible to have headless services with no ports.
-			count += len(ss.Addresses)
-			for i := range ss.Addresses {
-				if len(list) == max {
-					more = true
-					// the next loop is redundant
-					break
-				}
-				list = append(list, ss.Addresses[i].IP)
-			}
-			// avoid nesting code too deeply
-			continue
-		}
+	return []any{rc.Name, ptr.Deref(rc.Spec.Replicas, 0), rc.Status.Replicas, rc.Status.ReadyReplicas, age(rc.CreationTimestamp),
+		containerNames(containers), containerImages(containers), labels.FormatLabels(rc.Spec.Selector)}
+})
 
-		// "Normal" services with ports defined.
-		for i := range ss.Ports {
-			port := &ss.Ports[i]
-			if ports == nil || ports.Has(port.Name) {
-				count += len(ss.Addresses)
-				for i := range ss.Addresses {
-					if len(list) == max {
-						more = true
-						// the next loop is redundant
-						break
-					}
-					addr := &ss.Addresses[i]
-					hostPort := net.JoinHostPort(addr.IP, strconv.Itoa(int(port.Port)))
-					list = append(list, hostPort)
-				}
-			}
-		}
+var Service = define("services", func(s *corev1.Service) []any {
+	clusterIP := "<none>"
+	if len(s.Spec.ClusterIPs) > 0 {
+		clusterIP = s.Spec.ClusterIPs[0]
 	}
-
-	ret := strings.Join(list, ",")
-	if more {
-		return fmt.Sprintf("%s + %d more...", ret, count-max)
-	}
-	return ret
-}
-
-// loadBalancerStatusStringer behaves mostly like a string interface and converts the given status to a string.
-// `wide` indicates whether the returned value is meant for --o=wide output. If not, it's clipped to 16 bytes.
-func loadBalancerStatusStringer(s corev1.LoadBalancerStatus, wide bool) string {
-	ingress := s.Ingress
-	result := sets.New[string]()
-	for i := range ingress {
-		if ingress[i].IP != "" {
-			result.Insert(ingress[i].IP)
-		} else if ingress[i].Hostname != "" {
-			result.Insert(ingress[i].Hostname)
+	ports := joined(s.Spec.Ports, ",", func(p corev1.ServicePort) string {
+		if p.NodePort > 0 {
+			return fmt.Sprintf("%d:%d/%s", p.Port, p.NodePort, p.Protocol)
 		}
-	}
+		return fmt.Sprintf("%d/%s", p.Port, p.Protocol)
+	})
+	return []any{s.Name, s.Spec.Type, clusterIP, externalIP(s), cmp.Or(ports, "<none>"), age(s.CreationTimestamp), labels.FormatLabels(s.Spec.Selector)}
+})
 
-	r := strings.Join(sets.List(result), ",")
-	if !wide && len(r) > loadBalancerWidth {
-		r = r[0:(loadBalancerWidth-3)] + "..."
-	}
-	return r
-}
-
-func getServiceExternalIP(svc *corev1.Service, wide bool) string {
-	switch svc.Spec.Type {
-	case corev1.ServiceTypeClusterIP:
-		if len(svc.Spec.ExternalIPs) > 0 {
-			return strings.Join(svc.Spec.ExternalIPs, ",")
-		}
-		return "<none>"
-	case corev1.ServiceTypeNodePort:
-		if len(svc.Spec.ExternalIPs) > 0 {
-			return strings.Join(svc.Spec.ExternalIPs, ",")
-		}
-		return "<none>"
+// externalIP is a Service's External-IP cell. kube-apiserver prints tables
+// wide, so a load balancer's addresses are never shortened.
+func externalIP(s *corev1.Service) string {
+	switch s.Spec.Type {
+	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort:
+		return cmp.Or(strings.Join(s.Spec.ExternalIPs, ","), "<none>")
 	case corev1.ServiceTypeLoadBalancer:
-		lbIps := loadBalancerStatusStringer(svc.Status.LoadBalancer, wide)
-		if len(svc.Spec.ExternalIPs) > 0 {
-			results := []string{}
-			if len(lbIps) > 0 {
-				results = append(results, strings.Split(lbIps, ",")...)
-			}
-			results = append(results, svc.Spec.ExternalIPs...)
-			return strings.Join(results, ",")
-		}
-		if len(lbIps) > 0 {
-			return lbIps
-		}
-		return "<pending>"
+		addresses := sortedAddresses(s.Status.LoadBalancer.Ingress, func(i corev1.LoadBalancerIngress) string { return cmp.Or(i.IP, i.Hostname) })
+		return cmp.Or(strings.Join(append(addresses, s.Spec.ExternalIPs...), ","), "<pending>")
 	case corev1.ServiceTypeExternalName:
-		return svc.Spec.ExternalName
+		return s.Spec.ExternalName
 	}
 	return "<unknown>"
 }
 
-func makePortString(ports []corev1.ServicePort) string {
-	pieces := make([]string, len(ports))
-	for ix := range ports {
-		port := &ports[ix]
-		pieces[ix] = fmt.Sprintf("%d/%s", port.Port, port.Protocol)
-		if port.NodePort > 0 {
-			pieces[ix] = fmt.Sprintf("%d:%d/%s", port.Port, port.NodePort, port.Protocol)
+var Endpoints = define("endpoints", func(e *corev1.Endpoints) []any {
+	list := "<none>"
+	if len(e.Subsets) > 0 {
+		var all []string
+		for _, subset := range e.Subsets {
+			if len(subset.Ports) == 0 { // a headless service without ports
+				all = append(all, joinedIPs(subset.Addresses, "")...)
+			}
+			for _, port := range subset.Ports {
+				all = append(all, joinedIPs(subset.Addresses, strconv.Itoa(int(port.Port)))...)
+			}
+		}
+		list = firstOf(all, 3, ",")
+	}
+	return []any{e.Name, list, age(e.CreationTimestamp)}
+})
+
+// joinedIPs is each address's IP, with ":port" unless port is empty.
+func joinedIPs(addresses []corev1.EndpointAddress, port string) []string {
+	out := make([]string, len(addresses))
+	for i, a := range addresses {
+		out[i] = a.IP
+		if port != "" {
+			out[i] = net.JoinHostPort(a.IP, port)
 		}
 	}
-	return strings.Join(pieces, ",")
+	return out
 }
 
-func printService(obj *corev1.Service) ([]interface{}, error) {
-	// kube-apiserver generates Tables with Wide: true.
-	const wide = true
-	svcType := obj.Spec.Type
-	internalIP := "<none>"
-	if len(obj.Spec.ClusterIPs) > 0 {
-		internalIP = obj.Spec.ClusterIPs[0]
-	}
-
-	externalIP := getServiceExternalIP(obj, wide)
-	svcPorts := makePortString(obj.Spec.Ports)
-	if len(svcPorts) == 0 {
-		svcPorts = "<none>"
-	}
-
-	return []interface{}{obj.Name, string(svcType), internalIP, externalIP, svcPorts, translateTimestampSince(obj.CreationTimestamp),
-		labels.FormatLabels(obj.Spec.Selector)}, nil
-}
-
-func printResourceQuota(resourceQuota *corev1.ResourceQuota) ([]interface{}, error) {
-	resources := make([]corev1.ResourceName, 0, len(resourceQuota.Status.Hard))
-	for resource := range resourceQuota.Status.Hard {
-		resources = append(resources, resource)
-	}
-	sort.Slice(resources, func(i, j int) bool { return resources[i] < resources[j] })
-
-	requestColumn := bytes.NewBuffer([]byte{})
-	limitColumn := bytes.NewBuffer([]byte{})
-	for i := range resources {
-		w := requestColumn
-		resource := resources[i]
-		usedQuantity := resourceQuota.Status.Used[resource]
-		hardQuantity := resourceQuota.Status.Hard[resource]
-
-		// use limitColumn writer if a resource name prefixed with "limits" is found
-		if pieces := strings.Split(resource.String(), "."); len(pieces) > 1 && pieces[0] == "limits" {
-			w = limitColumn
+var ResourceQuota = define("resourcequotas", func(q *corev1.ResourceQuota) []any {
+	var requests, limits []string
+	for _, name := range slices.Sorted(maps.Keys(q.Status.Hard)) {
+		hard, used := q.Status.Hard[name], q.Status.Used[name]
+		usage := fmt.Sprintf("%s: %s/%s", name, used.String(), hard.String())
+		if strings.HasPrefix(string(name), "limits.") {
+			limits = append(limits, usage)
+		} else {
+			requests = append(requests, usage)
 		}
-
-		fmt.Fprintf(w, "%s: %s/%s, ", resource, usedQuantity.String(), hardQuantity.String())
 	}
+	return []any{q.Name, strings.Join(requests, ", "), strings.Join(limits, ", "), age(q.CreationTimestamp)}
+})
 
-	age := translateTimestampSince(resourceQuota.CreationTimestamp)
-	return []interface{}{resourceQuota.Name, strings.TrimSuffix(requestColumn.String(), ", "), strings.TrimSuffix(limitColumn.String(), ", "), age}, nil
+var ComponentStatus = define("componentstatuses", func(cs *corev1.ComponentStatus) []any {
+	for _, c := range cs.Conditions {
+		if c.Type == corev1.ComponentHealthy {
+			health := "Unhealthy"
+			if c.Status == corev1.ConditionTrue {
+				health = "Healthy"
+			}
+			return []any{cs.Name, health, c.Message, c.Error}
+		}
+	}
+	return []any{cs.Name, "Unknown", "", ""}
+})
+
+var Node = define("nodes", func(n *corev1.Node) []any {
+	info := n.Status.NodeInfo
+	kernel := cmp.Or(info.KernelVersion, "<unknown>")
+	if info.Architecture != "" {
+		kernel += " (" + info.Architecture + ")"
+	}
+	return []any{n.Name, nodeStatus(n), nodeRoles(n), age(n.CreationTimestamp), info.KubeletVersion,
+		nodeAddress(n, corev1.NodeInternalIP), nodeAddress(n, corev1.NodeExternalIP),
+		cmp.Or(info.OSImage, "<unknown>"), kernel, cmp.Or(info.ContainerRuntimeVersion, "<unknown>")}
+})
+
+// nodeStatus is Ready, NotReady or Unknown (after the node's last Ready
+// condition), with SchedulingDisabled for a cordoned node.
+func nodeStatus(n *corev1.Node) string {
+	status := "Unknown"
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			status = "NotReady"
+			if c.Status == corev1.ConditionTrue {
+				status = "Ready"
+			}
+		}
+	}
+	if n.Spec.Unschedulable {
+		status += ",SchedulingDisabled"
+	}
+	return status
+}
+
+// nodeRoles are named by node-role.kubernetes.io/<role> labels and by the
+// older kubernetes.io/role=<role>.
+func nodeRoles(n *corev1.Node) string {
+	roles := sets.New[string]()
+	for key, value := range n.Labels {
+		if role, ok := strings.CutPrefix(key, "node-role.kubernetes.io/"); ok && role != "" {
+			roles.Insert(role)
+		}
+		if key == "kubernetes.io/role" && value != "" {
+			roles.Insert(value)
+		}
+	}
+	return cmp.Or(strings.Join(sets.List(roles), ","), "<none>")
+}
+
+// nodeAddress is the node's first address of type t, or <none>.
+func nodeAddress(n *corev1.Node, t corev1.NodeAddressType) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type == t {
+			return a.Address
+		}
+	}
+	return "<none>"
 }

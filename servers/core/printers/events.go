@@ -1,14 +1,7 @@
-// Follows kubernetes pkg/printers/internalversion/printers.go (printEvent,
-// formatEventSource and the event column definitions) as of kube-apiserver
-// v1.37, on the core/v1 types. events.k8s.io/v1 Events are printed like
-// upstream does it: kube-apiserver serves them from the core Event storage, so
-// they are converted the way pkg/apis/events/v1/conversion.go converts them
-// to core Events, then printed with the core Event printer.
-
 package printers
 
 import (
-	"fmt"
+	"cmp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,119 +9,50 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-var eventColumns = []metav1.TableColumnDefinition{
-	{Name: "Last Seen", Type: "string", Description: corev1.Event{}.SwaggerDoc()["lastTimestamp"]},
-	{Name: "Type", Type: "string", Description: corev1.Event{}.SwaggerDoc()["type"]},
-	{Name: "Reason", Type: "string", Description: corev1.Event{}.SwaggerDoc()["reason"]},
-	{Name: "Object", Type: "string", Description: corev1.Event{}.SwaggerDoc()["involvedObject"]},
-	{Name: "Subobject", Type: "string", Priority: 1, Description: corev1.Event{}.InvolvedObject.SwaggerDoc()["fieldPath"]},
-	{Name: "Source", Type: "string", Priority: 1, Description: corev1.Event{}.SwaggerDoc()["source"]},
-	{Name: "Message", Type: "string", Description: corev1.Event{}.SwaggerDoc()["message"]},
-	{Name: "First Seen", Type: "string", Priority: 1, Description: corev1.Event{}.SwaggerDoc()["firstTimestamp"]},
-	{Name: "Count", Type: "string", Priority: 1, Description: corev1.Event{}.SwaggerDoc()["count"]},
-	{Name: "Name", Type: "string", Priority: 1, Format: "name", Description: objectMetaSwagger["name"]},
-}
+// Event prints core/v1 Events, the Events of events.k8s.io/v1 too: Core
+// stores both as core Events (servers/core/registry/events).
+var Event = define("events", eventCells)
 
-// Event prints core/v1 Events.
-var Event = Printer{
-	Columns: eventColumns,
-	Row:     rowFunc(printEvent),
-}
-
-// EventsV1Event prints events.k8s.io/v1 Events with the core Event columns.
-var EventsV1Event = Printer{
-	Columns: eventColumns,
-	Row: rowFunc(func(obj *eventsv1.Event) ([]interface{}, error) {
-		return printEvent(coreEventFromEventsV1(obj))
-	}),
-}
-
-// coreEventFromEventsV1 follows Convert_v1_Event_To_core_Event of
-// pkg/apis/events/v1, keeping the fields printEvent reads.
-func coreEventFromEventsV1(in *eventsv1.Event) *corev1.Event {
-	out := &corev1.Event{
-		ObjectMeta:          in.ObjectMeta,
-		InvolvedObject:      in.Regarding,
-		Reason:              in.Reason,
-		Message:             in.Note,
-		Source:              in.DeprecatedSource,
-		FirstTimestamp:      in.DeprecatedFirstTimestamp,
-		LastTimestamp:       in.DeprecatedLastTimestamp,
-		Count:               in.DeprecatedCount,
-		Type:                in.Type,
-		EventTime:           in.EventTime,
-		Action:              in.Action,
-		Related:             in.Related,
-		ReportingController: in.ReportingController,
-		ReportingInstance:   in.ReportingInstance,
+// EventsV1Event prints an events.k8s.io/v1 Event object with the same
+// columns, from the core Event fields it corresponds to.
+var EventsV1Event = define("events", func(e *eventsv1.Event) []any {
+	core := &corev1.Event{
+		ObjectMeta: e.ObjectMeta, InvolvedObject: e.Regarding, Type: e.Type, Reason: e.Reason, Message: e.Note,
+		Source: e.DeprecatedSource, ReportingController: e.ReportingController, ReportingInstance: e.ReportingInstance,
+		FirstTimestamp: e.DeprecatedFirstTimestamp, LastTimestamp: e.DeprecatedLastTimestamp, EventTime: e.EventTime,
+		Count: e.DeprecatedCount,
 	}
-	if in.Series != nil {
-		out.Series = &corev1.EventSeries{Count: in.Series.Count, LastObservedTime: in.Series.LastObservedTime}
+	if e.Series != nil {
+		core.Series = &corev1.EventSeries{Count: e.Series.Count, LastObservedTime: e.Series.LastObservedTime}
 	}
-	return out
-}
+	return eventCells(core)
+})
 
-func printEvent(obj *corev1.Event) ([]interface{}, error) {
-	firstTimestamp := translateTimestampSince(obj.FirstTimestamp)
-	if obj.FirstTimestamp.IsZero() {
-		firstTimestamp = translateMicroTimestampSince(obj.EventTime)
+// eventCells: Last Seen, Type, Reason, Object, Subobject, Source, Message,
+// First Seen, Count, Name. Events written by the newer API have an eventTime
+// and a series instead of first/last timestamps and a count.
+func eventCells(e *corev1.Event) []any {
+	first := age(e.FirstTimestamp)
+	if e.FirstTimestamp.IsZero() {
+		first = age(metav1.Time(e.EventTime))
 	}
-
-	lastTimestamp := translateTimestampSince(obj.LastTimestamp)
-	if obj.LastTimestamp.IsZero() {
-		lastTimestamp = firstTimestamp
+	last, count := age(e.LastTimestamp), e.Count
+	if e.LastTimestamp.IsZero() {
+		last = first
 	}
-
-	count := obj.Count
-	if obj.Series != nil {
-		lastTimestamp = translateMicroTimestampSince(obj.Series.LastObservedTime)
-		count = obj.Series.Count
+	if e.Series != nil {
+		last, count = age(metav1.Time(e.Series.LastObservedTime)), e.Series.Count
 	} else if count == 0 {
-		// Singleton events don't have a count set in the new API.
-		count = 1
+		count = 1 // a single occurrence
 	}
 
-	var target string
-	if len(obj.InvolvedObject.Name) > 0 {
-		target = fmt.Sprintf("%s/%s", strings.ToLower(obj.InvolvedObject.Kind), obj.InvolvedObject.Name)
-	} else {
-		target = strings.ToLower(obj.InvolvedObject.Kind)
+	object := strings.ToLower(e.InvolvedObject.Kind)
+	if e.InvolvedObject.Name != "" {
+		object += "/" + e.InvolvedObject.Name
 	}
-	return []interface{}{
-		lastTimestamp,
-		obj.Type,
-		obj.Reason,
-		target,
-		obj.InvolvedObject.FieldPath,
-		formatEventSource(obj.Source, obj.ReportingController, obj.ReportingInstance),
-		strings.TrimSpace(obj.Message),
-		firstTimestamp,
-		int64(count),
-		obj.Name,
-	}, nil
-}
-
-// formatEventSource formats EventSource as a comma separated string excluding Host when empty.
-// It uses reportingController when Source.Component is empty and reportingInstance when Source.Host is empty
-func formatEventSource(es corev1.EventSource, reportingController, reportingInstance string) string {
-	return formatEventSourceComponentInstance(
-		firstNonEmpty(es.Component, reportingController),
-		firstNonEmpty(es.Host, reportingInstance),
-	)
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if len(s) > 0 {
-			return s
-		}
+	source := cmp.Or(e.Source.Component, e.ReportingController)
+	if host := cmp.Or(e.Source.Host, e.ReportingInstance); host != "" {
+		source += ", " + host
 	}
-	return ""
-}
-
-func formatEventSourceComponentInstance(component, instance string) string {
-	if len(instance) == 0 {
-		return component
-	}
-	return component + ", " + instance
+	return []any{last, e.Type, e.Reason, object, e.InvolvedObject.FieldPath, source, strings.TrimSpace(e.Message), first, count, e.Name}
 }

@@ -1,256 +1,209 @@
-// Follows kubernetes pkg/printers/internalversion/printers.go (printPod,
-// printPodTemplate and their column definitions) as of kube-apiserver v1.37,
-// on the core/v1 types.
-
 package printers
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Pod prints core/v1 Pods.
-var Pod = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Ready", Type: "string", Description: "The aggregate readiness state of this pod for accepting traffic."},
-		{Name: "Status", Type: "string", Description: "The aggregate status of the containers in this pod."},
-		{Name: "Restarts", Type: "string", Description: "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."},
-		ageColumn(),
-		{Name: "IP", Type: "string", Priority: 1, Description: corev1.PodStatus{}.SwaggerDoc()["podIP"]},
-		{Name: "Node", Type: "string", Priority: 1, Description: corev1.PodSpec{}.SwaggerDoc()["nodeName"]},
-		{Name: "Nominated Node", Type: "string", Priority: 1, Description: corev1.PodStatus{}.SwaggerDoc()["nominatedNodeName"]},
-		{Name: "Readiness Gates", Type: "string", Priority: 1, Description: corev1.PodSpec{}.SwaggerDoc()["readinessGates"]},
-	},
-	Row: rowFunc(printPod),
+// Pod prints core/v1 Pods; a finished pod's row carries a Completed condition.
+var Pod = define("pods", func(p *corev1.Pod) []any {
+	s := summarizePod(p)
+	podIP := "<none>"
+	if len(p.Status.PodIPs) > 0 && p.Status.PodIPs[0].IP != "" {
+		podIP = p.Status.PodIPs[0].IP
+	}
+	return []any{p.Name, fmt.Sprintf("%d/%d", s.ready, s.total), s.status, s.restarts.String(), age(p.CreationTimestamp),
+		podIP, cmp.Or(p.Spec.NodeName, "<none>"), cmp.Or(p.Status.NominatedNodeName, "<none>"), readinessGates(p)}
+}).withConditions(podCompleted)
+
+var (
+	podSuccessConditions = []metav1.TableRowCondition{{Type: metav1.RowCompleted, Status: metav1.ConditionTrue, Reason: string(corev1.PodSucceeded), Message: "The pod has completed successfully."}}
+	podFailedConditions  = []metav1.TableRowCondition{{Type: metav1.RowCompleted, Status: metav1.ConditionTrue, Reason: string(corev1.PodFailed), Message: "The pod failed."}}
+)
+
+// podCompleted tells kubectl which rows are finished pods (it hides them
+// unless --show-all).
+func podCompleted(obj runtime.Object) []metav1.TableRowCondition {
+	if p, ok := obj.(*corev1.Pod); ok {
+		switch p.Status.Phase {
+		case corev1.PodSucceeded:
+			return podSuccessConditions
+		case corev1.PodFailed:
+			return podFailedConditions
+		}
+	}
+	return nil
 }
 
-// PodTemplate prints core/v1 PodTemplates.
-var PodTemplate = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Containers", Type: "string", Description: "Names of each container in the template."},
-		{Name: "Images", Type: "string", Description: "Images referenced by each container in the template."},
-		{Name: "Pod Labels", Type: "string", Description: "The labels for the pod template."},
-	},
-	Row: rowFunc(printPodTemplate),
+// podSummary is what the Ready, Status and Restarts cells show.
+type podSummary struct {
+	ready, total int // containers; sidecars (init containers that keep running) count too
+	status       string
+	restarts     restarts
 }
 
-func printPod(pod *corev1.Pod) ([]interface{}, error) {
-	restarts := 0
-	restartableInitContainerRestarts := 0
-	totalContainers := len(pod.Spec.Containers)
-	readyContainers := 0
-	lastRestartDate := metav1.NewTime(time.Time{})
-	lastRestartableInitContainerRestartDate := metav1.NewTime(time.Time{})
+// restarts adds up container restarts and remembers when the latest ended.
+type restarts struct {
+	count int
+	last  time.Time
+}
 
-	podPhase := pod.Status.Phase
-	reason := string(podPhase)
-	if pod.Status.Reason != "" {
-		reason = pod.Status.Reason
+func (r *restarts) add(c corev1.ContainerStatus) {
+	r.count += int(c.RestartCount)
+	if t := c.LastTerminationState.Terminated; t != nil && t.FinishedAt.After(r.last) {
+		r.last = t.FinishedAt.Time
+	}
+}
+
+// String is the Restarts cell: "3", or "3 (5m ago)" once a restart is known.
+func (r restarts) String() string {
+	if r.count == 0 || r.last.IsZero() {
+		return strconv.Itoa(r.count)
+	}
+	return fmt.Sprintf("%d (%s ago)", r.count, age(metav1.NewTime(r.last)))
+}
+
+// summarizePod reads a pod's status the way kubectl shows it: the pod's
+// reason or phase, unless an init container holds the pod back or a
+// container's state says more.
+func summarizePod(p *corev1.Pod) podSummary {
+	s := podSummary{total: len(p.Spec.Containers), status: cmp.Or(p.Status.Reason, string(p.Status.Phase))}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonSchedulingGated {
+			s.status = corev1.PodReasonSchedulingGated
+		}
+	}
+	sidecar := map[string]bool{}
+	for _, c := range p.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			sidecar[c.Name] = true
+			s.total++
+		}
 	}
 
-	// If the Pod carries {type:PodScheduled, reason:SchedulingGated}, set reason to 'SchedulingGated'.
-	for _, condition := range pod.Status.Conditions {
-		if condition.Type == corev1.PodScheduled && condition.Reason == corev1.PodReasonSchedulingGated {
-			reason = corev1.PodReasonSchedulingGated
+	// Init containers run in order: the first that has neither succeeded nor
+	// (for a sidecar) started is where the pod stands.
+	var initRestarts, sidecarRestarts restarts
+	blocked := false
+	for i, c := range p.Status.InitContainerStatuses {
+		initRestarts.add(c)
+		if sidecar[c.Name] {
+			sidecarRestarts.add(c)
 		}
-	}
-
-	initContainers := make(map[string]*corev1.Container)
-	for i := range pod.Spec.InitContainers {
-		initContainers[pod.Spec.InitContainers[i].Name] = &pod.Spec.InitContainers[i]
-		if isRestartableInitContainer(&pod.Spec.InitContainers[i]) {
-			totalContainers++
-		}
-	}
-
-	initializing := false
-	for i := range pod.Status.InitContainerStatuses {
-		container := pod.Status.InitContainerStatuses[i]
-		restarts += int(container.RestartCount)
-		if container.LastTerminationState.Terminated != nil {
-			terminatedDate := container.LastTerminationState.Terminated.FinishedAt
-			if lastRestartDate.Before(&terminatedDate) {
-				lastRestartDate = terminatedDate
-			}
-		}
-		if isRestartableInitContainer(initContainers[container.Name]) {
-			restartableInitContainerRestarts += int(container.RestartCount)
-			if container.LastTerminationState.Terminated != nil {
-				terminatedDate := container.LastTerminationState.Terminated.FinishedAt
-				if lastRestartableInitContainerRestartDate.Before(&terminatedDate) {
-					lastRestartableInitContainerRestartDate = terminatedDate
-				}
-			}
-		}
-		switch {
-		case container.State.Terminated != nil && container.State.Terminated.ExitCode == 0:
+		if t := c.State.Terminated; t != nil && t.ExitCode == 0 {
 			continue
-		case isRestartableInitContainer(initContainers[container.Name]) &&
-			container.Started != nil && *container.Started:
-			if container.Ready {
-				readyContainers++
+		}
+		if sidecar[c.Name] && c.Started != nil && *c.Started {
+			if c.Ready {
+				s.ready++
 			}
 			continue
-		case container.State.Terminated != nil:
-			// initialization is failed
-			if len(container.State.Terminated.Reason) == 0 {
-				if container.State.Terminated.Signal != 0 {
-					reason = fmt.Sprintf("Init:Signal:%d", container.State.Terminated.Signal)
-				} else {
-					reason = fmt.Sprintf("Init:ExitCode:%d", container.State.Terminated.ExitCode)
-				}
-			} else {
-				reason = "Init:" + container.State.Terminated.Reason
-			}
-			initializing = true
-		case container.State.Waiting != nil && len(container.State.Waiting.Reason) > 0 && container.State.Waiting.Reason != "PodInitializing":
-			reason = "Init:" + container.State.Waiting.Reason
-			initializing = true
-		default:
-			reason = fmt.Sprintf("Init:%d/%d", i, len(pod.Spec.InitContainers))
-			initializing = true
 		}
+		s.status, blocked = initStatus(c, i, len(p.Spec.InitContainers)), true
 		break
 	}
 
-	if !initializing || isPodInitializedConditionTrue(&pod.Status) {
-		restarts = restartableInitContainerRestarts
-		lastRestartDate = lastRestartableInitContainerRestartDate
-		hasRunning := false
-		errorReason := ""
-		for i := len(pod.Status.ContainerStatuses) - 1; i >= 0; i-- {
-			container := pod.Status.ContainerStatuses[i]
+	s.restarts = initRestarts
+	if !blocked || conditionTrue(p, corev1.PodInitialized) {
+		s.restarts = sidecarRestarts
+		summarizeContainers(p, &s)
+	}
 
-			restarts += int(container.RestartCount)
-			if container.LastTerminationState.Terminated != nil {
-				terminatedDate := container.LastTerminationState.Terminated.FinishedAt
-				if lastRestartDate.Before(&terminatedDate) {
-					lastRestartDate = terminatedDate
-				}
-			}
-			switch {
-			case container.State.Waiting != nil && container.State.Waiting.Reason != "":
-				reason = container.State.Waiting.Reason
-			case container.State.Terminated != nil:
-				if len(container.State.Terminated.Reason) > 0 {
-					reason = container.State.Terminated.Reason
-				} else if container.State.Terminated.Signal != 0 {
-					reason = fmt.Sprintf("Signal:%d", container.State.Terminated.Signal)
-				} else {
-					reason = fmt.Sprintf("ExitCode:%d", container.State.Terminated.ExitCode)
-				}
-				if container.State.Terminated.ExitCode != 0 {
-					errorReason = reason
-				}
-			case container.Ready && container.State.Running != nil:
-				hasRunning = true
-				readyContainers++
-			}
-		}
-
-		// change pod status back to "Running" if there is at least one container still reporting as "Running" status
-		if reason == "Completed" {
-			if hasRunning && hasPodReadyCondition(pod.Status.Conditions) {
-				reason = "Running"
-			} else if errorReason != "" {
-				reason = errorReason
-			} else if hasRunning {
-				reason = "NotReady"
-			}
+	if p.DeletionTimestamp != nil {
+		if p.Status.Reason == "NodeLost" {
+			s.status = "Unknown"
+		} else if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			s.status = "Terminating"
 		}
 	}
-
-	if pod.DeletionTimestamp != nil && pod.Status.Reason == nodeUnreachablePodReason {
-		reason = "Unknown"
-	} else if pod.DeletionTimestamp != nil && !isPodPhaseTerminal(podPhase) {
-		reason = "Terminating"
-	}
-
-	restartsStr := strconv.Itoa(restarts)
-	if restarts != 0 && !lastRestartDate.IsZero() {
-		restartsStr = fmt.Sprintf("%d (%s ago)", restarts, translateTimestampSince(lastRestartDate))
-	}
-
-	cells := []interface{}{pod.Name, fmt.Sprintf("%d/%d", readyContainers, totalContainers), reason, restartsStr, translateTimestampSince(pod.CreationTimestamp)}
-
-	nodeName := pod.Spec.NodeName
-	nominatedNodeName := pod.Status.NominatedNodeName
-	podIP := ""
-	if len(pod.Status.PodIPs) > 0 {
-		podIP = pod.Status.PodIPs[0].IP
-	}
-
-	if podIP == "" {
-		podIP = "<none>"
-	}
-	if nodeName == "" {
-		nodeName = "<none>"
-	}
-	if nominatedNodeName == "" {
-		nominatedNodeName = "<none>"
-	}
-
-	readinessGates := "<none>"
-	if len(pod.Spec.ReadinessGates) > 0 {
-		trueConditions := 0
-		for _, readinessGate := range pod.Spec.ReadinessGates {
-			conditionType := readinessGate.ConditionType
-			for _, condition := range pod.Status.Conditions {
-				if condition.Type == conditionType {
-					if condition.Status == corev1.ConditionTrue {
-						trueConditions++
-					}
-					break
-				}
-			}
-		}
-		readinessGates = fmt.Sprintf("%d/%d", trueConditions, len(pod.Spec.ReadinessGates))
-	}
-	cells = append(cells, podIP, nodeName, nominatedNodeName, readinessGates)
-	return cells, nil
+	return s
 }
 
-func hasPodReadyCondition(conditions []corev1.PodCondition) bool {
-	for _, condition := range conditions {
-		if condition.Type == corev1.PodReady && condition.Status == corev1.ConditionTrue {
-			return true
+// initStatus is the Status of a pod held back by its i-th init container c.
+func initStatus(c corev1.ContainerStatus, i, n int) string {
+	if t := c.State.Terminated; t != nil {
+		return "Init:" + exitStatus(t)
+	}
+	if w := c.State.Waiting; w != nil && w.Reason != "" && w.Reason != "PodInitializing" {
+		return "Init:" + w.Reason
+	}
+	return fmt.Sprintf("Init:%d/%d", i, n)
+}
+
+// exitStatus names how a container ended: its reason, else its signal or exit code.
+func exitStatus(t *corev1.ContainerStateTerminated) string {
+	switch {
+	case t.Reason != "":
+		return t.Reason
+	case t.Signal != 0:
+		return fmt.Sprintf("Signal:%d", t.Signal)
+	}
+	return fmt.Sprintf("ExitCode:%d", t.ExitCode)
+}
+
+// summarizeContainers adds the regular containers to s. The first container
+// that is waiting or has ended names the status, so they are read last to
+// first; a pod whose containers completed while another still runs is shown
+// as Running, NotReady or the failure.
+func summarizeContainers(p *corev1.Pod, s *podSummary) {
+	running, failure := false, ""
+	for i := len(p.Status.ContainerStatuses) - 1; i >= 0; i-- {
+		c := p.Status.ContainerStatuses[i]
+		s.restarts.add(c)
+		switch {
+		case c.State.Waiting != nil && c.State.Waiting.Reason != "":
+			s.status = c.State.Waiting.Reason
+		case c.State.Terminated != nil:
+			s.status = exitStatus(c.State.Terminated)
+			if c.State.Terminated.ExitCode != 0 {
+				failure = s.status
+			}
+		case c.Ready && c.State.Running != nil:
+			running = true
+			s.ready++
+		}
+	}
+	if s.status != "Completed" {
+		return
+	}
+	switch {
+	case running && conditionTrue(p, corev1.PodReady):
+		s.status = "Running"
+	case failure != "":
+		s.status = failure
+	case running:
+		s.status = "NotReady"
+	}
+}
+
+// conditionTrue tells whether the pod's first condition of type t is True.
+func conditionTrue(p *corev1.Pod, t corev1.PodConditionType) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return c.Status == corev1.ConditionTrue
 		}
 	}
 	return false
 }
 
-func isPodInitializedConditionTrue(status *corev1.PodStatus) bool {
-	for _, condition := range status.Conditions {
-		if condition.Type != corev1.PodInitialized {
-			continue
+// readinessGates is the Readiness Gates cell: how many of the pod's gates are
+// met, "1/3", or <none>.
+func readinessGates(p *corev1.Pod) string {
+	gates := p.Spec.ReadinessGates
+	if len(gates) == 0 {
+		return "<none>"
+	}
+	met := 0
+	for _, g := range gates {
+		if conditionTrue(p, g.ConditionType) {
+			met++
 		}
-
-		return condition.Status == corev1.ConditionTrue
 	}
-	return false
-}
-
-// isRestartableInitContainer follows pkg/api/pod.IsRestartableInitContainer.
-func isRestartableInitContainer(initContainer *corev1.Container) bool {
-	if initContainer == nil || initContainer.RestartPolicy == nil {
-		return false
-	}
-	return *initContainer.RestartPolicy == corev1.ContainerRestartPolicyAlways
-}
-
-// isPodPhaseTerminal follows pkg/api/v1/pod.IsPodPhaseTerminal.
-func isPodPhaseTerminal(phase corev1.PodPhase) bool {
-	return phase == corev1.PodFailed || phase == corev1.PodSucceeded
-}
-
-func printPodTemplate(obj *corev1.PodTemplate) ([]interface{}, error) {
-	names, images := layoutContainerCells(obj.Template.Spec.Containers)
-	return []interface{}{obj.Name, names, images, labels.FormatLabels(obj.Template.Labels)}, nil
+	return fmt.Sprintf("%d/%d", met, len(gates))
 }

@@ -1,91 +1,101 @@
-// Follows kubernetes pkg/printers/internalversion/printers.go
-// (printStorageClass, printStorageClassList, getEffectiveDefaultStorageClass
-// and the column definitions) as of kube-apiserver v1.37, on the storage/v1
-// types, with IsDefaultAnnotation of pkg/apis/storage/util. As upstream, a
-// single StorageClass is printed without " (default)"; in a list the
-// effective default is marked (see decorateListRows in table.go).
-
 package printers
 
 import (
+	"slices"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 )
 
-const (
-	// isDefaultStorageClassAnnotation represents a StorageClass annotation that
-	// marks a class as the default StorageClass
-	isDefaultStorageClassAnnotation = "storageclass.kubernetes.io/is-default-class"
+// Volumes, claims and storage classes.
 
-	// betaIsDefaultStorageClassAnnotation is the beta version of isDefaultStorageClassAnnotation.
-	betaIsDefaultStorageClassAnnotation = "storageclass.beta.kubernetes.io/is-default-class"
-)
+var PersistentVolume = define("persistentvolumes", func(pv *corev1.PersistentVolume) []any {
+	claim := ""
+	if ref := pv.Spec.ClaimRef; ref != nil {
+		claim = ref.Namespace + "/" + ref.Name
+	}
+	capacity := pv.Spec.Capacity[corev1.ResourceStorage]
+	return []any{pv.Name, capacity.String(), accessModes(pv.Spec.AccessModes), pv.Spec.PersistentVolumeReclaimPolicy,
+		orTerminating(pv, pv.Status.Phase), claim, storageClass(pv.Annotations, pv.Spec.StorageClassName),
+		ptr.Deref(pv.Spec.VolumeAttributesClassName, "<unset>"), pv.Status.Reason, age(pv.CreationTimestamp),
+		ptr.Deref(pv.Spec.VolumeMode, "<unset>")}
+})
 
-// StorageClass prints storage/v1 StorageClasses.
-var StorageClass = Printer{
-	Columns: []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Provisioner", Type: "string", Description: storagev1.StorageClass{}.SwaggerDoc()["provisioner"]},
-		{Name: "ReclaimPolicy", Type: "string", Description: storagev1.StorageClass{}.SwaggerDoc()["reclaimPolicy"]},
-		{Name: "VolumeBindingMode", Type: "string", Description: storagev1.StorageClass{}.SwaggerDoc()["volumeBindingMode"]},
-		{Name: "AllowVolumeExpansion", Type: "string", Description: storagev1.StorageClass{}.SwaggerDoc()["allowVolumeExpansion"]},
-		ageColumn(),
-	},
-	Row: rowFunc(func(obj *storagev1.StorageClass) ([]interface{}, error) {
-		name := obj.Name
-		provtype := obj.Provisioner
-		reclaimPolicy := string(corev1.PersistentVolumeReclaimDelete)
-		if obj.ReclaimPolicy != nil {
-			reclaimPolicy = string(*obj.ReclaimPolicy)
+// PersistentVolumeClaim shows capacity and access modes once the claim is bound.
+var PersistentVolumeClaim = define("persistentvolumeclaims", func(c *corev1.PersistentVolumeClaim) []any {
+	capacity, modes := "", ""
+	if c.Spec.VolumeName != "" {
+		storage := c.Status.Capacity[corev1.ResourceStorage]
+		capacity, modes = storage.String(), accessModes(c.Status.AccessModes)
+	}
+	return []any{c.Name, orTerminating(c, c.Status.Phase), c.Spec.VolumeName, capacity, modes,
+		storageClass(c.Annotations, ptr.Deref(c.Spec.StorageClassName, "")),
+		ptr.Deref(c.Spec.VolumeAttributesClassName, "<unset>"), age(c.CreationTimestamp),
+		ptr.Deref(c.Spec.VolumeMode, "<unset>")}
+})
+
+// accessModes abbreviates access modes, always in this order: RWO,ROX,RWX,RWOP.
+func accessModes(modes []corev1.PersistentVolumeAccessMode) string {
+	var short []string
+	for _, m := range []struct {
+		mode  corev1.PersistentVolumeAccessMode
+		short string
+	}{{corev1.ReadWriteOnce, "RWO"}, {corev1.ReadOnlyMany, "ROX"}, {corev1.ReadWriteMany, "RWX"}, {corev1.ReadWriteOncePod, "RWOP"}} {
+		if slices.Contains(modes, m.mode) {
+			short = append(short, m.short)
 		}
-
-		volumeBindingMode := string(storagev1.VolumeBindingImmediate)
-		if obj.VolumeBindingMode != nil {
-			volumeBindingMode = string(*obj.VolumeBindingMode)
-		}
-
-		allowVolumeExpansion := false
-		if obj.AllowVolumeExpansion != nil {
-			allowVolumeExpansion = *obj.AllowVolumeExpansion
-		}
-
-		return []interface{}{name, provtype, reclaimPolicy, volumeBindingMode, allowVolumeExpansion,
-			translateTimestampSince(obj.CreationTimestamp)}, nil
-	}),
+	}
+	return strings.Join(short, ",")
 }
 
-// getEffectiveDefaultStorageClass returns the name of the effective default StorageClass.
-// When multiple StorageClasses have the default annotation, the most recently created one
-// is the effective default. If timestamps are equal, the one with alphabetically first name wins.
-func getEffectiveDefaultStorageClass(items []storagev1.StorageClass) string {
-	var effectiveDefault *storagev1.StorageClass
-	for i := range items {
-		if isDefaultAnnotation(items[i].ObjectMeta) {
-			if effectiveDefault == nil {
-				effectiveDefault = &items[i]
-			} else if items[i].CreationTimestamp.After(effectiveDefault.CreationTimestamp.Time) {
-				effectiveDefault = &items[i]
-			} else if items[i].CreationTimestamp.Equal(&effectiveDefault.CreationTimestamp) && items[i].Name < effectiveDefault.Name {
-				effectiveDefault = &items[i]
-			}
-		}
+// storageClass is the class of a volume or claim: the old beta annotation
+// wins over the field when present.
+func storageClass(annotations map[string]string, field string) string {
+	if class, ok := annotations[corev1.BetaStorageClassAnnotation]; ok {
+		return class
 	}
-	if effectiveDefault != nil {
-		return effectiveDefault.Name
-	}
-	return ""
+	return field
 }
 
-// isDefaultAnnotation returns a boolean if the default storage class
-// annotation is set
-func isDefaultAnnotation(obj metav1.ObjectMeta) bool {
-	if obj.Annotations[isDefaultStorageClassAnnotation] == "true" {
-		return true
-	}
-	if obj.Annotations[betaIsDefaultStorageClassAnnotation] == "true" {
-		return true
-	}
+// StorageClass marks the default class, in a list only, with " (default)".
+var StorageClass = define("storageclasses.storage.k8s.io", func(sc *storagev1.StorageClass) []any {
+	return []any{sc.Name, sc.Provisioner, ptr.Deref(sc.ReclaimPolicy, corev1.PersistentVolumeReclaimDelete),
+		ptr.Deref(sc.VolumeBindingMode, storagev1.VolumeBindingImmediate), ptr.Deref(sc.AllowVolumeExpansion, false),
+		age(sc.CreationTimestamp)}
+}).withListMarks(markDefaultStorageClass)
 
-	return false
+// markDefaultStorageClass marks the class new volumes get when several claim
+// to be the default: the newest, then the first by name.
+func markDefaultStorageClass(list runtime.Object, rows []metav1.TableRow) {
+	classes, ok := list.(*storagev1.StorageClassList)
+	if !ok || len(classes.Items) != len(rows) {
+		return
+	}
+	chosen := -1
+	for i, sc := range classes.Items {
+		if !isDefaultClass(sc.Annotations) {
+			continue
+		}
+		if chosen < 0 {
+			chosen = i
+			continue
+		}
+		current := classes.Items[chosen]
+		newer := sc.CreationTimestamp.After(current.CreationTimestamp.Time)
+		if newer || (sc.CreationTimestamp.Equal(&current.CreationTimestamp) && sc.Name < current.Name) {
+			chosen = i
+		}
+	}
+	if chosen >= 0 {
+		rows[chosen].Cells[0] = classes.Items[chosen].Name + " (default)"
+	}
+}
+
+func isDefaultClass(annotations map[string]string) bool {
+	return annotations["storageclass.kubernetes.io/is-default-class"] == "true" ||
+		annotations["storageclass.beta.kubernetes.io/is-default-class"] == "true"
 }

@@ -1,140 +1,136 @@
-// Follows kubernetes pkg/printers/storage/storage.go (TableConvertor) and
-// pkg/printers/tablegenerator.go (HumanReadableGenerator.GenerateTable), as of
-// kube-apiserver v1.37.
-//
-// Upstream always generates with GenerateOptions{Wide: true}, so a Row here
-// always returns every cell, including the priority 1 (-o wide) ones.
-
 package printers
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 
-	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metatable "k8s.io/apimachinery/pkg/api/meta/table"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Printer prints one resource the way kube-apiserver's `kubectl get` Table does.
+// Printer is one resource's `kubectl get` table. It implements
+// k8s.io/apiserver/pkg/registry/rest.TableConvertor.
 type Printer struct {
-	Columns []metav1.TableColumnDefinition                  // in upstream order; Priority 0 = default, 1 = -o wide
-	Row     func(obj runtime.Object) ([]interface{}, error) // the cells of one object's row, in Columns order
+	Columns []metav1.TableColumnDefinition                  // priority 0 shown by default, 1 with -o wide
+	Row     func(obj runtime.Object) ([]interface{}, error) // one object's cells, one per column
+
+	conditions func(obj runtime.Object) []metav1.TableRowCondition // optional, per row
+	markList   func(list runtime.Object, rows []metav1.TableRow)   // optional, across a list's rows
 }
 
-// ConvertToTable implements k8s.io/apiserver/pkg/registry/rest.TableConvertor.
-func (p Printer) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	noHeaders := false
-	if tableOptions != nil {
-		switch t := tableOptions.(type) {
-		case *metav1.TableOptions:
-			if t != nil {
-				noHeaders = t.NoHeaders
-			}
-		default:
-			return nil, fmt.Errorf("unrecognized type %T for table options, can't display tabular output", tableOptions)
+// ConvertToTable prints an object, or each item of a list, as rows.
+func (p Printer) ConvertToTable(_ context.Context, obj runtime.Object, options runtime.Object) (*metav1.Table, error) {
+	opts, ok := options.(*metav1.TableOptions)
+	if options != nil && !ok {
+		return nil, fmt.Errorf("printing a table: options of type %T are not TableOptions", options)
+	}
+	rows, err := metatable.MetaToTableRow(obj, func(item runtime.Object, _ metav1.Object, _, _ string) ([]interface{}, error) {
+		return p.Row(item)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if p.conditions != nil {
+		for i := range rows {
+			rows[i].Conditions = p.conditions(rows[i].Object.Object)
 		}
 	}
-	if p.Row == nil {
-		return nil, fmt.Errorf("no table handler registered for this type %T", object)
+	if p.markList != nil && meta.IsListType(obj) {
+		p.markList(obj, rows)
 	}
 
-	var rows []metav1.TableRow
-	if meta.IsListType(object) {
-		items, err := meta.ExtractList(object)
-		if err != nil {
-			return nil, err
-		}
-		rows = make([]metav1.TableRow, 0, len(items))
-		for _, item := range items {
-			row, err := p.row(item)
-			if err != nil {
-				return nil, err
-			}
-			rows = append(rows, row)
-		}
-		decorateListRows(object, rows)
-	} else {
-		row, err := p.row(object)
-		if err != nil {
-			return nil, err
-		}
-		rows = []metav1.TableRow{row}
+	table := &metav1.Table{Rows: rows}
+	if opts == nil || !opts.NoHeaders {
+		table.ColumnDefinitions = slices.Clone(p.Columns)
 	}
-
-	var columns []metav1.TableColumnDefinition
-	if !noHeaders {
-		columns = append([]metav1.TableColumnDefinition(nil), p.Columns...)
-	}
-	table := &metav1.Table{
-		ColumnDefinitions: columns,
-		Rows:              rows,
-	}
-	if m, err := meta.ListAccessor(object); err == nil {
-		table.ResourceVersion = m.GetResourceVersion()
-		table.Continue = m.GetContinue()
-		table.RemainingItemCount = m.GetRemainingItemCount()
-	} else if m, err := meta.CommonAccessor(object); err == nil {
-		table.ResourceVersion = m.GetResourceVersion()
-		table.SelfLink = m.GetSelfLink()
+	if list, err := meta.ListAccessor(obj); err == nil {
+		table.ResourceVersion = list.GetResourceVersion()
+		table.Continue = list.GetContinue()
+		table.RemainingItemCount = list.GetRemainingItemCount()
+	} else if object, err := meta.CommonAccessor(obj); err == nil {
+		table.ResourceVersion = object.GetResourceVersion()
+		table.SelfLink = object.GetSelfLink()
 	}
 	return table, nil
 }
 
-// row builds one TableRow: the cells, the object itself and, like upstream's
-// printPod, the Completed condition of finished pods.
-func (p Printer) row(obj runtime.Object) (metav1.TableRow, error) {
-	cells, err := p.Row(obj)
-	if err != nil {
-		return metav1.TableRow{}, err
-	}
-	return metav1.TableRow{
-		Cells:      cells,
-		Conditions: rowConditions(obj),
-		Object:     runtime.RawExtension{Object: obj},
-	}, nil
+// withConditions returns p with conditions set on every row.
+func (p Printer) withConditions(conditions func(obj runtime.Object) []metav1.TableRowCondition) Printer {
+	p.conditions = conditions
+	return p
 }
 
-var (
-	podSuccessConditions = []metav1.TableRowCondition{{Type: metav1.RowCompleted, Status: metav1.ConditionTrue, Reason: string(corev1.PodSucceeded), Message: "The pod has completed successfully."}}
-	podFailedConditions  = []metav1.TableRowCondition{{Type: metav1.RowCompleted, Status: metav1.ConditionTrue, Reason: string(corev1.PodFailed), Message: "The pod failed."}}
-)
-
-// rowConditions returns the row conditions that upstream's printPod sets.
-func rowConditions(obj runtime.Object) []metav1.TableRowCondition {
-	pod, ok := obj.(*corev1.Pod)
-	if !ok {
-		return nil
-	}
-	switch pod.Status.Phase {
-	case corev1.PodSucceeded:
-		return podSuccessConditions
-	case corev1.PodFailed:
-		return podFailedConditions
-	}
-	return nil
+// withListMarks returns p with mark applied to the rows of a whole list.
+func (p Printer) withListMarks(mark func(list runtime.Object, rows []metav1.TableRow)) Printer {
+	p.markList = mark
+	return p
 }
 
-// decorateListRows applies what upstream's list printers compute across the
-// whole list rather than per item: printStorageClassList marks the effective
-// default StorageClass with " (default)".
-func decorateListRows(list runtime.Object, rows []metav1.TableRow) {
-	scList, ok := list.(*storagev1.StorageClassList)
-	if !ok || len(scList.Items) != len(rows) {
-		return
+// define declares a resource: its columns from columns.json, its row from
+// cells, which returns one Go value per column (see asCells).
+func define[T runtime.Object](resource string, cells func(T) []any) Printer {
+	columns := columnsByResource[resource]
+	if len(columns) == 0 {
+		panic("printers: columns.json has no columns for " + resource)
 	}
-	effectiveDefault := getEffectiveDefaultStorageClass(scList.Items)
-	if effectiveDefault == "" {
-		return
+	return Printer{
+		Columns: columns,
+		Row: func(obj runtime.Object) ([]interface{}, error) {
+			typed, ok := obj.(T)
+			if !ok {
+				return nil, fmt.Errorf("printing %s: cannot print a %T", resource, obj)
+			}
+			values := cells(typed)
+			if len(values) != len(columns) {
+				return nil, fmt.Errorf("printing %s: %d cells for %d columns", resource, len(values), len(columns))
+			}
+			return asCells(values)
+		},
 	}
-	for i := range scList.Items {
-		if scList.Items[i].Name != effectiveDefault || len(rows[i].Cells) == 0 {
-			continue
-		}
-		if name, ok := rows[i].Cells[0].(string); ok && name == effectiveDefault {
-			rows[i].Cells[0] = name + " (default)"
+}
+
+// asCells turns Go values into the JSON values of Table cells: every integer
+// an int64, every string kind (PodPhase, ServiceType, ...) a string.
+func asCells(values []any) ([]any, error) {
+	for i, v := range values {
+		switch r := reflect.ValueOf(v); r.Kind() {
+		case reflect.String:
+			values[i] = r.String()
+		case reflect.Int, reflect.Int32, reflect.Int64:
+			values[i] = r.Int()
+		case reflect.Bool:
+		default:
+			return nil, fmt.Errorf("cell %d: a %T is not a table cell", i, v)
 		}
 	}
+	return values, nil
 }
+
+//go:embed columns.json
+var columnsFile []byte
+
+// columnsByResource is columns.json: each resource's columns, by resource name as
+// in the reference tables. The metadata columns (Name, Age, Created At) are
+// written there without their description, which is ObjectMeta's.
+var columnsByResource = func() map[string][]metav1.TableColumnDefinition {
+	var byResource map[string][]metav1.TableColumnDefinition
+	if err := json.Unmarshal(columnsFile, &byResource); err != nil {
+		panic("printers: reading columns.json: " + err.Error())
+	}
+	docs := metav1.ObjectMeta{}.SwaggerDoc()
+	fromMetadata := map[string]string{"Name": docs["name"], "Age": docs["creationTimestamp"], "Created At": docs["creationTimestamp"]}
+	for _, columns := range byResource {
+		for i := range columns {
+			if columns[i].Description == "" {
+				columns[i].Description = fromMetadata[columns[i].Name]
+			}
+		}
+	}
+	return byResource
+}()

@@ -175,7 +175,7 @@ func NewStorage(def *Definition, gv schema.GroupVersion, scheme *runtime.Scheme,
 	s := &Storage{REST: &REST{Store: store, def: def}, strategy: st}
 	if def.Status {
 		ss := &statusStrategy{strategy: st, resetFields: map[fieldpath.APIVersion]*fieldpath.Set{apiVersion: statusResetFields(def)}}
-		s.Status = s.subresource(ss)
+		s.Status = UpdateOnly(store, ss)
 	}
 	if def.Scale != nil {
 		s.Scale = &ScaleREST{store: store, scale: def.Scale, gv: gv}
@@ -204,16 +204,21 @@ func decorator(decorate func(runtime.Object)) func(runtime.Object) {
 // Subresource returns another update-only view of the same objects (namespaces/finalize): prepare
 // and validate replace the main resource's update hooks.
 func (s *Storage) Subresource(prepare func(ctx context.Context, obj, old runtime.Object), validate func(obj, old runtime.Object) field.ErrorList) *SubresourceREST {
-	return s.subresource(&customUpdateStrategy{strategy: s.strategy, prepare: prepare, validate: validate})
+	return UpdateOnly(s.Store, &customUpdateStrategy{strategy: s.strategy, prepare: prepare, validate: validate})
 }
 
-func (s *Storage) subresource(us interface {
+// UpdateStrategy is the strategy of an update-only subresource, with the fields it resets.
+type UpdateStrategy interface {
 	rest.RESTUpdateStrategy
 	rest.ResetFieldsStrategy
-}) *SubresourceREST {
-	store := *s.Store
-	store.UpdateStrategy = us
-	store.ResetFieldsStrategy = us
+}
+
+// UpdateOnly returns an update-only view of main's objects whose updates follow strategy (a
+// subresource whose rules no Definition field describes, such as a CSR's /approval).
+func UpdateOnly(main *genericregistry.Store, strategy UpdateStrategy) *SubresourceREST {
+	store := *main
+	store.UpdateStrategy = strategy
+	store.ResetFieldsStrategy = strategy
 	return &SubresourceREST{store: &store}
 }
 

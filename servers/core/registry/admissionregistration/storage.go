@@ -18,7 +18,6 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 
-	"github.com/apichain/apichain/servers/core/defaults"
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
@@ -119,7 +118,7 @@ var _ registry.StorageProvider = Provider{}
 
 // Group returns the admissionregistration.k8s.io storage provider.
 func Group() Provider {
-	return Provider{Group: registry.Group{GroupVersion: admissionregistrationv1.SchemeGroupVersion, AddTypes: addTypes, Definitions: definitions}}
+	return Provider{Group: registry.Group{GroupVersion: admissionregistrationv1.SchemeGroupVersion, AddTypes: admissionregistrationv1.AddToScheme, Definitions: definitions}}
 }
 
 // WithAuthorizer makes the policies and bindings authorize their paramKind and paramRef with a,
@@ -127,13 +126,6 @@ func Group() Provider {
 func (p Provider) WithAuthorizer(a authorizer.Authorizer, loopback *rest.Config) Provider {
 	p.authorizer, p.loopback = a, loopback
 	return p
-}
-
-func addTypes(scheme *runtime.Scheme) error {
-	if err := admissionregistrationv1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	return defaults.RegisterAdmissionregistrationDefaults(scheme)
 }
 
 // NewRESTStorage implements registry.StorageProvider.

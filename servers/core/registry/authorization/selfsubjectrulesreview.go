@@ -1,96 +1,56 @@
 package authorization
 
-// SelfSubjectRulesReview (`kubectl auth can-i --list`), following kubernetes
-// pkg/registry/authorization/selfsubjectrulesreview/rest.go: the rules the chain's rule
-// resolver (RBAC) finds for the requesting user in a namespace.
-
 import (
 	"context"
 	"fmt"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
-	"k8s.io/apiserver/pkg/registry/rest"
 )
 
-// SelfSubjectRulesReviewREST answers SelfSubjectRulesReviews.
-type SelfSubjectRulesReviewREST struct {
-	ruleResolver authorizer.RuleResolver
-}
-
-var (
-	_ rest.Creater              = &SelfSubjectRulesReviewREST{}
-	_ rest.SingularNameProvider = &SelfSubjectRulesReviewREST{}
-)
-
-func (r *SelfSubjectRulesReviewREST) NamespaceScoped() bool { return false }
-func (r *SelfSubjectRulesReviewREST) New() runtime.Object {
-	return &authorizationv1.SelfSubjectRulesReview{}
-}
-func (r *SelfSubjectRulesReviewREST) Destroy()                {}
-func (r *SelfSubjectRulesReviewREST) GetSingularName() string { return "selfsubjectrulesreview" }
-
-// Create lists the requesting user's rules in spec.namespace.
-func (r *SelfSubjectRulesReviewREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
-	selfSRR, ok := obj.(*authorizationv1.SelfSubjectRulesReview)
-	if !ok {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a SelfSubjectRulesReview: %#v", obj))
-	}
-	user, ok := genericapirequest.UserFrom(ctx)
-	if !ok {
-		return nil, apierrors.NewBadRequest("no user present on request")
-	}
-	namespace := selfSRR.Spec.Namespace
-	if namespace == "" {
-		return nil, apierrors.NewBadRequest("no namespace on request")
-	}
-	if createValidation != nil {
-		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
-			return nil, err
+// selfSubjectRulesReview answers `kubectl auth can-i --list`: what the rule resolver (RBAC)
+// lets the requesting user do in spec.namespace. The answer carries the status only. Without a
+// resolver, or when it could not read every rule, the status says it is incomplete.
+func selfSubjectRulesReview(resolver authorizer.RuleResolver) func(context.Context, runtime.Object) error {
+	return func(ctx context.Context, obj runtime.Object) error {
+		ssrr, ok := obj.(*authorizationv1.SelfSubjectRulesReview)
+		if !ok {
+			return apierrors.NewBadRequest(fmt.Sprintf("not a SelfSubjectRulesReview: %T", obj))
 		}
-	}
-
-	ret := &authorizationv1.SelfSubjectRulesReview{}
-	if r.ruleResolver == nil {
-		ret.Status.Incomplete = true
-		return ret, nil
-	}
-	resourceInfo, nonResourceInfo, incomplete, err := r.ruleResolver.RulesFor(ctx, user, namespace)
-	ret.Status = authorizationv1.SubjectRulesReviewStatus{
-		ResourceRules:    getResourceRules(resourceInfo),
-		NonResourceRules: getNonResourceRules(nonResourceInfo),
-		Incomplete:       incomplete,
-	}
-	if err != nil {
-		ret.Status.EvaluationError = err.Error()
-	}
-	return ret, nil
-}
-
-func getResourceRules(infos []authorizer.ResourceRuleInfo) []authorizationv1.ResourceRule {
-	rules := make([]authorizationv1.ResourceRule, len(infos))
-	for i, info := range infos {
-		rules[i] = authorizationv1.ResourceRule{
-			Verbs:         info.GetVerbs(),
-			APIGroups:     info.GetAPIGroups(),
-			Resources:     info.GetResources(),
-			ResourceNames: info.GetResourceNames(),
+		u, ok := genericapirequest.UserFrom(ctx)
+		if !ok {
+			return apierrors.NewBadRequest("no user present on request")
 		}
-	}
-	return rules
-}
-
-func getNonResourceRules(infos []authorizer.NonResourceRuleInfo) []authorizationv1.NonResourceRule {
-	rules := make([]authorizationv1.NonResourceRule, len(infos))
-	for i, info := range infos {
-		rules[i] = authorizationv1.NonResourceRule{
-			Verbs:           info.GetVerbs(),
-			NonResourceURLs: info.GetNonResourceURLs(),
+		namespace := ssrr.Spec.Namespace
+		if namespace == "" {
+			return apierrors.NewBadRequest("no namespace on request")
 		}
+		*ssrr = authorizationv1.SelfSubjectRulesReview{Status: authorizationv1.SubjectRulesReviewStatus{Incomplete: true}}
+		if resolver == nil {
+			return nil
+		}
+
+		resourceRules, nonResourceRules, incomplete, err := resolver.RulesFor(ctx, u, namespace)
+		status := &ssrr.Status
+		status.Incomplete = incomplete
+		status.ResourceRules = make([]authorizationv1.ResourceRule, 0, len(resourceRules))
+		for _, r := range resourceRules {
+			status.ResourceRules = append(status.ResourceRules, authorizationv1.ResourceRule{
+				Verbs: r.GetVerbs(), APIGroups: r.GetAPIGroups(), Resources: r.GetResources(), ResourceNames: r.GetResourceNames(),
+			})
+		}
+		status.NonResourceRules = make([]authorizationv1.NonResourceRule, 0, len(nonResourceRules))
+		for _, r := range nonResourceRules {
+			status.NonResourceRules = append(status.NonResourceRules, authorizationv1.NonResourceRule{
+				Verbs: r.GetVerbs(), NonResourceURLs: r.GetNonResourceURLs(),
+			})
+		}
+		if err != nil {
+			status.EvaluationError = err.Error()
+		}
+		return nil
 	}
-	return rules
 }

@@ -52,7 +52,7 @@ func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serialize
 		"subjectaccessreviews":      &review{singular: "subjectaccessreview", new: func() runtime.Object { return &authorizationv1.SubjectAccessReview{} }, ask: subjectAccessReview(a)},
 		"selfsubjectaccessreviews":  &review{singular: "selfsubjectaccessreview", new: func() runtime.Object { return &authorizationv1.SelfSubjectAccessReview{} }, ask: selfSubjectAccessReview(a)},
 		"localsubjectaccessreviews": &review{singular: "localsubjectaccessreview", namespaced: true, new: func() runtime.Object { return &authorizationv1.LocalSubjectAccessReview{} }, ask: localSubjectAccessReview(a)},
-		"selfsubjectrulesreviews":   &SelfSubjectRulesReviewREST{ruleResolver: p.RuleResolver},
+		"selfsubjectrulesreviews":   &review{singular: "selfsubjectrulesreview", new: func() runtime.Object { return &authorizationv1.SelfSubjectRulesReview{} }, ask: selfSubjectRulesReview(p.RuleResolver)},
 	}
 	return info, nil
 }

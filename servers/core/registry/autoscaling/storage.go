@@ -30,7 +30,7 @@ func Group() registry.Group {
 	return registry.Group{GroupVersion: autoscalingv2.SchemeGroupVersion, AddTypes: addTypes, Definitions: definitions}
 }
 
-// addTypes registers autoscaling/v2, its defaults, and the autoscaling/v1 Scale.
+// addTypes registers autoscaling/v2 and the autoscaling/v1 Scale.
 //
 // Only the Scale of autoscaling/v1 is registered, and as its own internal version too (a scale
 // subresource decodes requests into the internal version of the Scale's group): the v1
@@ -41,7 +41,6 @@ func addTypes(scheme *runtime.Scheme) error {
 	if err := autoscalingv2.AddToScheme(scheme); err != nil {
 		return err
 	}
-	registerDefaults(scheme)
 	v1 := autoscalingv1.SchemeGroupVersion
 	scheme.AddKnownTypes(v1, &autoscalingv1.Scale{})
 	metav1.AddToGroupVersion(scheme, v1)

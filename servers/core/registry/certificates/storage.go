@@ -84,20 +84,20 @@ func (p Provider) NewRESTStorage(scheme *runtime.Scheme, codecs serializer.Codec
 	resetFields := func(paths ...fieldpath.Path) map[fieldpath.APIVersion]*fieldpath.Set {
 		return map[fieldpath.APIVersion]*fieldpath.Set{apiVersion: fieldpath.NewSet(paths...)}
 	}
-	store.ResetFieldsStrategy = fixedResetFields(resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status")))
+	store.ResetFieldsStrategy = ignoring(resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status")))
 
 	m := info.VersionedResourcesStorageMap[p.GroupVersion.Version]
-	m["certificatesigningrequests/status"] = newSubresource(store, &subresourceStrategy{
+	m["certificatesigningrequests/status"] = resource.UpdateOnly(store, &csrUpdates{
 		RESTUpdateStrategy: store.UpdateStrategy,
-		prepare:            prepareStatusUpdate,
+		keep:               keepForStatus,
 		validate:           validation.ValidateCertificateSigningRequestStatusUpdate,
-		resetFields:        resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "conditions")),
+		ignoring:           resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "conditions")),
 	})
-	m["certificatesigningrequests/approval"] = newSubresource(store, &subresourceStrategy{
+	m["certificatesigningrequests/approval"] = resource.UpdateOnly(store, &csrUpdates{
 		RESTUpdateStrategy: store.UpdateStrategy,
-		prepare:            prepareApprovalUpdate,
+		keep:               keepForApproval,
 		validate:           validation.ValidateCertificateSigningRequestApprovalUpdate,
-		resetFields:        resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "certificate")),
+		ignoring:           resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "certificate")),
 	})
 	return info, nil
 }

@@ -1,5 +1,10 @@
 package certificates
 
+// The two subresources through which a CertificateSigningRequest changes after it is created:
+// /approval, where an approver adds the Approved or Denied condition, and /status, where the
+// signer sets the certificate and conditions of its own. Each changes only its part of the
+// object; the rest is kept as stored.
+
 import (
 	"context"
 
@@ -7,143 +12,92 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
-// fixedResetFields are the fields a strategy resets, as GetResetFields reports them.
-type fixedResetFields map[fieldpath.APIVersion]*fieldpath.Set
+type csr = certificatesv1.CertificateSigningRequest
 
-func (f fixedResetFields) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set { return f }
-
-// subresourceStrategy is the update strategy of /status and /approval: the main strategy with
-// its own preparation, validation and reset fields (kubernetes
-// pkg/registry/certificates/certificates/strategy.go csrStatusStrategy, csrApprovalStrategy).
-type subresourceStrategy struct {
+// csrUpdates is the update strategy of one subresource: the main resource's, but for what the
+// update may change (keep restores the rest from the stored object), how it is validated, and
+// the fields server-side apply ignores.
+type csrUpdates struct {
 	rest.RESTUpdateStrategy
-	prepare     func(newCSR, oldCSR *certificatesv1.CertificateSigningRequest)
-	validate    func(newCSR, oldCSR *certificatesv1.CertificateSigningRequest) field.ErrorList
-	resetFields map[fieldpath.APIVersion]*fieldpath.Set
+	ignoring
+	keep     func(update, stored *csr)
+	validate func(update, stored *csr) field.ErrorList
 }
 
-func (s *subresourceStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
-	s.prepare(obj.(*certificatesv1.CertificateSigningRequest), old.(*certificatesv1.CertificateSigningRequest))
+// ignoring is a rest.ResetFieldsStrategy: the fields server-side apply ignores in a request.
+type ignoring map[fieldpath.APIVersion]*fieldpath.Set
+
+func (f ignoring) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set { return f }
+
+func (s *csrUpdates) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+	s.keep(obj.(*csr), old.(*csr))
 }
 
-func (s *subresourceStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	return s.validate(obj.(*certificatesv1.CertificateSigningRequest), old.(*certificatesv1.CertificateSigningRequest))
+func (s *csrUpdates) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	return s.validate(obj.(*csr), old.(*csr))
 }
 
-func (s *subresourceStrategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
+func (s *csrUpdates) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
 	return nil
 }
 
-func (s *subresourceStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return s.resetFields
+// keepForApproval: an approval changes the conditions, nothing else.
+func keepForApproval(update, stored *csr) {
+	stampConditions(update, stored)
+	conditions := update.Status.Conditions
+	update.Spec, update.Status = stored.Spec, stored.Status
+	update.Status.Conditions = conditions
 }
 
-// prepareStatusUpdate lets a signer set the certificate and conditions other than Approved and
-// Denied, which stay as they were; new conditions get their timestamps.
-func prepareStatusUpdate(newCSR, oldCSR *certificatesv1.CertificateSigningRequest) {
-	newCSR.Spec = oldCSR.Spec
-	preserveConditionInstances(newCSR, oldCSR, certificatesv1.CertificateApproved)
-	preserveConditionInstances(newCSR, oldCSR, certificatesv1.CertificateDenied)
-	populateConditionTimestamps(newCSR, oldCSR)
-}
-
-// prepareApprovalUpdate lets an approver change the conditions only.
-func prepareApprovalUpdate(newCSR, oldCSR *certificatesv1.CertificateSigningRequest) {
-	populateConditionTimestamps(newCSR, oldCSR)
-	newConditions := newCSR.Status.Conditions
-	newCSR.Spec = oldCSR.Spec
-	newCSR.Status = oldCSR.Status
-	newCSR.Status.Conditions = newConditions
-}
-
-// preserveConditionInstances keeps the stored conditions of type conditionType when the update
-// has as many of them.
-func preserveConditionInstances(newCSR, oldCSR *certificatesv1.CertificateSigningRequest, conditionType certificatesv1.RequestConditionType) bool {
-	oldIndices := findConditionIndices(oldCSR, conditionType)
-	newIndices := findConditionIndices(newCSR, conditionType)
-	if len(oldIndices) != len(newIndices) {
-		return false
-	}
-	for i, oldIndex := range oldIndices {
-		newCSR.Status.Conditions[newIndices[i]] = oldCSR.Status.Conditions[oldIndex]
-	}
-	return true
-}
-
-func findConditionIndices(csr *certificatesv1.CertificateSigningRequest, conditionType certificatesv1.RequestConditionType) []int {
-	var retval []int
-	for i, c := range csr.Status.Conditions {
-		if c.Type == conditionType {
-			retval = append(retval, i)
+// keepForStatus: a status update changes the status, but not the Approved and Denied
+// conditions already there. When it adds or drops one of those, the conditions stay as sent,
+// and validation refuses the change.
+func keepForStatus(update, stored *csr) {
+	update.Spec = stored.Spec
+	for _, decision := range []certificatesv1.RequestConditionType{certificatesv1.CertificateApproved, certificatesv1.CertificateDenied} {
+		sent, had := conditionsOfType(update, decision), conditionsOfType(stored, decision)
+		if len(sent) == len(had) {
+			for i := range sent {
+				update.Status.Conditions[sent[i]] = stored.Status.Conditions[had[i]]
+			}
 		}
 	}
-	return retval
+	stampConditions(update, stored)
 }
 
-// populateConditionTimestamps sets lastUpdateTime to now and lastTransitionTime to the stored
-// one when the condition kept its status, else to now.
-func populateConditionTimestamps(newCSR, oldCSR *certificatesv1.CertificateSigningRequest) {
+// conditionsOfType returns the indexes of the request's conditions of type t.
+func conditionsOfType(r *csr, t certificatesv1.RequestConditionType) []int {
+	var at []int
+	for i := range r.Status.Conditions {
+		if r.Status.Conditions[i].Type == t {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
+// stampConditions dates the conditions the update leaves undated: updated now, and changed
+// when the stored request had the same condition with the same status, else now.
+func stampConditions(update, stored *csr) {
 	now := metav1.Now()
-	for i := range newCSR.Status.Conditions {
-		c := &newCSR.Status.Conditions[i]
+	for i := range update.Status.Conditions {
+		c := &update.Status.Conditions[i]
 		if c.LastUpdateTime.IsZero() {
 			c.LastUpdateTime = now
 		}
-		if c.LastTransitionTime.IsZero() {
-			lastTransition := now
-			for _, oldCondition := range oldCSR.Status.Conditions {
-				if oldCondition.Type == c.Type && oldCondition.Status == c.Status && !oldCondition.LastTransitionTime.IsZero() {
-					lastTransition = oldCondition.LastTransitionTime
-					break
-				}
+		if !c.LastTransitionTime.IsZero() {
+			continue
+		}
+		c.LastTransitionTime = now
+		for _, before := range stored.Status.Conditions {
+			if before.Type == c.Type && before.Status == c.Status && !before.LastTransitionTime.IsZero() {
+				c.LastTransitionTime = before.LastTransitionTime
+				break
 			}
-			c.LastTransitionTime = lastTransition
 		}
 	}
-}
-
-// subresourceREST serves /status or /approval: get, update and patch through its own strategy
-// (kubernetes pkg/registry/certificates/certificates/storage StatusREST, ApprovalREST).
-type subresourceREST struct {
-	store *genericregistry.Store
-}
-
-var _ rest.Patcher = &subresourceREST{}
-
-func newSubresource(main *genericregistry.Store, strategy *subresourceStrategy) *subresourceREST {
-	store := *main
-	store.UpdateStrategy = strategy
-	store.ResetFieldsStrategy = strategy
-	return &subresourceREST{store: &store}
-}
-
-// New implements rest.Storage.
-func (r *subresourceREST) New() runtime.Object { return &certificatesv1.CertificateSigningRequest{} }
-
-// Destroy implements rest.Storage; the main store owns the underlying storage.
-func (r *subresourceREST) Destroy() {}
-
-// Get retrieves the object, so that clients can read before they patch.
-func (r *subresourceREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
-	return r.store.Get(ctx, name, options)
-}
-
-// Update changes the object through the subresource's strategy; it never creates one.
-func (r *subresourceREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	return r.store.Update(ctx, name, objInfo, createValidation, updateValidation, false, options)
-}
-
-// GetResetFields implements rest.ResetFieldsStrategy.
-func (r *subresourceREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return r.store.GetResetFields()
-}
-
-// ConvertToTable implements rest.TableConvertor.
-func (r *subresourceREST) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	return r.store.ConvertToTable(ctx, object, tableOptions)
 }

@@ -1,26 +1,23 @@
 package core
 
-// pods/eviction, ported from kubernetes v1.37.2 pkg/registry/core/pod/storage/eviction.go: a
-// pod is deleted unless a PodDisruptionBudget covering it has no disruption to spare, in which
-// case the eviction is refused with 429 TooManyRequests. The budget's status is decremented
-// (disruptionsAllowed) and the pod noted in disruptedPods before the pod is deleted, so that the
-// disruption controller does not count it as available.
+// pods/eviction: `kubectl drain` and the Eviction API. An eviction deletes the pod unless a
+// PodDisruptionBudget that selects it has no disruption left, in which case it answers 429
+// TooManyRequests and the client tries again later. Before the pod goes, the budget spends one
+// disruption and names the pod in status.disruptedPods (so that the disruption controller does not
+// count it as available any more), and the pod gets the DisruptionTarget condition.
 //
-// Upstream reads and writes the budgets through a loopback policy/v1 client. Here the eviction
-// has its own storage of the budgets, built from the policy group's Definition (same strategy,
-// same validation), without a watch cache: it reads straight from etcd.
+// kube-apiserver reads and writes the budgets through a loopback client. The chain gives the
+// eviction its own storage of them instead, from the policy group's Definition (same strategy,
+// same validation), without a watch cache, so that a budget is always read as etcd has it.
 
 import (
 	"context"
-	goerrors "errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -32,6 +29,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/util/dryrun"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 
 	"github.com/apichain/apichain/internal/etcdstorage"
 	"github.com/apichain/apichain/servers/core/registry/policy"
@@ -39,361 +37,185 @@ import (
 	"github.com/apichain/apichain/servers/core/validation"
 )
 
-const (
-	// MaxDisruptedPodSize is the max size of PodDisruptionBudgetStatus.DisruptedPods. API server eviction
-	// subresource handler will refuse to evict pods covered by the corresponding PDB
-	// if the size of the map exceeds this value. It means a large number of
-	// evictions have been approved by the API server but not noticed by the PDB controller yet.
-	MaxDisruptedPodSize = 2000
-)
+var evictionKind = policyv1.SchemeGroupVersion.WithKind("Eviction")
 
-// EvictionsRetry is the retry for a conflict where multiple clients
-// are making changes to the same resource.
-var EvictionsRetry = wait.Backoff{
-	Steps:    20,
-	Duration: 500 * time.Millisecond,
-	Factor:   1.0,
-	Jitter:   0.1,
-}
+// conflictRetry is how hard an eviction tries when the pod or the budget keeps changing under
+// it: twenty times, half a second apart.
+var conflictRetry = wait.Backoff{Steps: 20, Duration: 500 * time.Millisecond, Factor: 1, Jitter: 0.1}
 
-var v1Eviction = policyv1.SchemeGroupVersion.WithKind("Eviction")
-
-// EvictionREST serves pods/eviction.
-type EvictionREST struct {
-	pods   *genericregistry.Store
-	status *resource.SubresourceREST // pods/status: the DisruptionTarget condition is a status update
-	pdbs   *resource.Storage
+// evictionREST serves pods/eviction.
+type evictionREST struct {
+	pods      *genericregistry.Store
+	podStatus *resource.SubresourceREST // the DisruptionTarget condition is a status update
+	budgets   *resource.Storage
 }
 
 var (
-	_ rest.NamedCreater             = &EvictionREST{}
-	_ rest.GroupVersionKindProvider = &EvictionREST{}
-	_ rest.GroupVersionAcceptor     = &EvictionREST{}
+	_ rest.NamedCreater             = &evictionREST{}
+	_ rest.GroupVersionKindProvider = &evictionREST{}
+	_ rest.GroupVersionAcceptor     = &evictionREST{}
 )
 
-// newEvictionREST builds pods/eviction on the pod storage, with its own storage of budgets.
-func newEvictionREST(pods *resource.Storage, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*EvictionREST, error) {
-	pdbs, err := resource.NewStorage(policy.PodDisruptionBudgets, policyv1.SchemeGroupVersion, scheme, etcdstorage.Uncached(optsGetter))
+func newEvictionREST(pods *resource.Storage, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*evictionREST, error) {
+	budgets, err := resource.NewStorage(policy.PodDisruptionBudgets, policyv1.SchemeGroupVersion, scheme, etcdstorage.Uncached(optsGetter))
 	if err != nil {
 		return nil, fmt.Errorf("poddisruptionbudgets for pods/eviction: %w", err)
 	}
-	return &EvictionREST{pods: pods.Store, status: pods.Status, pdbs: pdbs}, nil
+	return &evictionREST{pods: pods.Store, podStatus: pods.Status, budgets: budgets}, nil
 }
 
-// GroupVersionKind implements rest.GroupVersionKindProvider.
-func (r *EvictionREST) GroupVersionKind(containingGV schema.GroupVersion) schema.GroupVersionKind {
-	return v1Eviction
+func (r *evictionREST) New() runtime.Object { return &policyv1.Eviction{} }
+
+// Destroy closes the eviction's own storage of budgets.
+func (r *evictionREST) Destroy() { r.budgets.Destroy() }
+
+func (r *evictionREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
+	return evictionKind
 }
 
-// AcceptsGroupVersion implements rest.GroupVersionAcceptor. Upstream also accepts
-// policy/v1beta1 Evictions; the chain does not serve policy/v1beta1.
-func (r *EvictionREST) AcceptsGroupVersion(gv schema.GroupVersion) bool {
+// AcceptsGroupVersion: only policy/v1 Evictions (the chain does not serve policy/v1beta1).
+func (r *evictionREST) AcceptsGroupVersion(gv schema.GroupVersion) bool {
 	return gv == policyv1.SchemeGroupVersion
 }
 
-// New implements rest.Storage.
-func (r *EvictionREST) New() runtime.Object { return &policyv1.Eviction{} }
-
-// Destroy implements rest.Storage: the budget storage is the eviction's own.
-func (r *EvictionREST) Destroy() { r.pdbs.Destroy() }
-
-// propagateDryRun takes the dry-run option from the request and pushes it into the eviction
-// object. It returns an error if they have non-matching dry-run options.
-func propagateDryRun(eviction *policyv1.Eviction, options *metav1.CreateOptions) (*metav1.DeleteOptions, error) {
-	if eviction.DeleteOptions == nil {
-		return &metav1.DeleteOptions{DryRun: options.DryRun}, nil
-	}
-	if len(eviction.DeleteOptions.DryRun) == 0 {
-		eviction.DeleteOptions.DryRun = options.DryRun
-		return eviction.DeleteOptions, nil
-	}
-	if len(options.DryRun) == 0 {
-		return eviction.DeleteOptions, nil
-	}
-	if !reflect.DeepEqual(options.DryRun, eviction.DeleteOptions.DryRun) {
-		return nil, fmt.Errorf("Non-matching dry-run options in request and content: %v and %v", options.DryRun, eviction.DeleteOptions.DryRun)
-	}
-	return eviction.DeleteOptions, nil
-}
-
-// Create attempts to create a new eviction.  That is, it tries to evict a pod.
-func (r *EvictionREST) Create(ctx context.Context, name string, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+// Create evicts the pod called name.
+func (r *evictionREST) Create(ctx context.Context, name string, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
 	eviction, ok := obj.(*policyv1.Eviction)
 	if !ok {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a Eviction object: %T", obj))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected an Eviction, got %T", obj))
 	}
-	if name != eviction.Name {
+	if eviction.Name != name {
 		return nil, apierrors.NewBadRequest("name in URL does not match name in Eviction object")
 	}
 	if errs := validation.ValidateEviction(eviction); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(v1Eviction.GroupKind(), name, errs)
+		return nil, apierrors.NewInvalid(evictionKind.GroupKind(), name, errs)
 	}
-
-	originalDeleteOptions, err := propagateDryRun(eviction, options)
+	deleteOptions, err := mergeDryRun(eviction, options)
 	if err != nil {
 		return nil, err
 	}
-
 	if createValidation != nil {
 		if err := createValidation(ctx, eviction.DeepCopyObject()); err != nil {
 			return nil, err
 		}
 	}
-
-	var pod *corev1.Pod
-	deletedPod := false
-	// by default, retry conflict errors
-	shouldRetry := apierrors.IsConflict
-	if !resourceVersionIsUnset(originalDeleteOptions) {
-		// if the original options included a resourceVersion precondition, don't retry
-		shouldRetry = func(err error) bool { return false }
+	// A client that pins the pod's resourceVersion wants to fail rather than evict a pod that
+	// changed; without a pin, the eviction pins versions itself and retries on conflicts.
+	clientPinned := deleteOptions.Preconditions != nil && deleteOptions.Preconditions.ResourceVersion != nil
+	retryable := apierrors.IsConflict
+	if clientPinned {
+		retryable = func(error) bool { return false }
 	}
 
-	err = retry.OnError(EvictionsRetry, shouldRetry, func() error {
-		pod, err = r.getPod(ctx, eviction.Name)
+	// A pod that is pending, finished or already going disrupts nothing: it goes at once.
+	var pod *corev1.Pod
+	evicted := false
+	err = retry.OnError(conflictRetry, retryable, func() error {
+		obj, err := r.pods.Get(ctx, name, &metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		// Evicting a terminal pod should result in direct deletion of pod as it already caused
-		// disruption by the time we are evicting. There is no need to check for pdb.
-		if !canIgnorePDB(pod) {
-			// Pod is not in a state where we can skip checking PDBs, exit the loop, and continue to PDB checks.
+		pod = obj.(*corev1.Pod)
+		if !budgetsIgnore(pod) {
 			return nil
 		}
-		// the PDB can be ignored, so delete the pod
-		deleteOptions := originalDeleteOptions
-		// We should check if resourceVersion is already set by the requestor
-		// as it might be older than the pod we just fetched and should be
-		// honored.
-		if shouldEnforceResourceVersion(pod) && resourceVersionIsUnset(originalDeleteOptions) {
-			// Set deleteOptions.Preconditions.ResourceVersion to ensure we're not
-			// racing with another PDB-impacting process elsewhere.
-			deleteOptions = deleteOptions.DeepCopy()
-			setPreconditionsResourceVersion(deleteOptions, &pod.ResourceVersion)
+		opts := deleteOptions
+		if !finishedOrGoing(pod) && !clientPinned {
+			// Pending now: make sure it is still the pending pod we saw when it goes.
+			opts = pinnedTo(deleteOptions, pod.ResourceVersion)
 		}
-		if err := r.addConditionAndDeletePod(ctx, eviction.Name, deleteOptions); err != nil {
+		if err := r.markAndDelete(ctx, name, opts); err != nil {
 			return err
 		}
-		deletedPod = true
+		evicted = true
 		return nil
 	})
-	switch {
-	case err != nil:
-		// this can happen in cases where the PDB can be ignored, but there was a problem issuing the pod delete:
-		// maybe we conflicted too many times or we didn't have permission or something else weird.
+	if err != nil {
 		return nil, err
-	case deletedPod:
-		// this happens when we successfully deleted the pod.  In this case, we're done executing because we've evicted/deleted the pod
-		return &metav1.Status{Status: metav1.StatusSuccess}, nil
+	}
+	if evicted {
+		return success(), nil
+	}
+
+	budgets, err := r.budgetsSelecting(ctx, pod)
+	if err != nil {
+		return nil, err
+	}
+	switch len(budgets) {
+	case 0:
+		return r.deleteAnswer(ctx, name, deleteOptions)
+	case 1:
 	default:
-		// this happens when we didn't have an error and we didn't delete the pod. The only branch that happens on is when
-		// we cannot ignored the PDB for this pod, so this is the fall through case.
+		return &metav1.Status{Status: metav1.StatusFailure, Code: 500,
+			Message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."}, nil
 	}
+	budget := &budgets[0]
 
-	var rtStatus *metav1.Status
-	var pdbName string
-	updateDeletionOptions := false
-
-	err = func() error {
-		pdbs, err := r.getPodDisruptionBudgets(ctx, pod)
+	if !podReady(pod) && unhealthyMayGo(budget) {
+		// An unready pod is not counted as healthy by its budget: deleting it takes nothing
+		// from the budget, as long as it does not become ready in the meantime.
+		// (kube-apiserver pins the version it read even over the client's own pin.)
+		err := r.markAndDelete(ctx, name, pinnedTo(deleteOptions, pod.ResourceVersion))
+		if apierrors.IsConflict(err) && !clientPinned {
+			return nil, budgetTooManyRequests(10, fmt.Sprintf("The disruption budget %s is still being processed by the server.", budget.Name))
+		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if len(pdbs) > 1 {
-			rtStatus = &metav1.Status{
-				Status:  metav1.StatusFailure,
-				Message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
-				Code:    500,
-			}
-			return nil
-		}
-		if len(pdbs) == 0 {
-			return nil
-		}
-
-		pdb := &pdbs[0]
-		pdbName = pdb.Name
-
-		// IsPodReady is the current implementation of IsHealthy
-		// If the pod is healthy, it should be guarded by the PDB.
-		if !isPodReady(pod) {
-			if pdb.Spec.UnhealthyPodEvictionPolicy != nil && *pdb.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow {
-				// Delete the unhealthy pod, it doesn't count towards currentHealthy and desiredHealthy and we should not decrement disruptionsAllowed.
-				updateDeletionOptions = true
-				return nil
-			}
-			// default nil and IfHealthyBudget policy
-			if pdb.Status.CurrentHealthy >= pdb.Status.DesiredHealthy && pdb.Status.DesiredHealthy > 0 {
-				// Delete the unhealthy pod, it doesn't count towards currentHealthy and desiredHealthy and we should not decrement disruptionsAllowed.
-				// Application guarded by the PDB is not disrupted at the moment and deleting unhealthy (unready) pod will not disrupt it.
-				updateDeletionOptions = true
-				return nil
-			}
-			// confirm no disruptions allowed in checkAndDecrement
-		}
-
-		refresh := false
-		err = retry.RetryOnConflict(EvictionsRetry, func() error {
-			if refresh {
-				obj, err := r.pdbs.Get(ctx, pdbName, &metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				pdb = obj.(*policyv1.PodDisruptionBudget)
-			}
-			// Try to verify-and-decrement
-
-			// If it was false already, or if it becomes false during the course of our retries,
-			// raise an error marked as a 429.
-			if err := r.checkAndDecrement(ctx, pod.Name, *pdb, dryrun.IsDryRun(originalDeleteOptions.DryRun)); err != nil {
-				refresh = true
-				return err
-			}
-			return nil
-		})
-		return err
-	}()
-	if wait.Interrupted(err) {
-		err = apierrors.NewTimeoutError(fmt.Sprintf("couldn't update PodDisruptionBudget %q due to conflicts", pdbName), 10)
+		return success(), nil
 	}
-	if err != nil {
+
+	if err := r.spendDisruption(ctx, pod.Name, budget, dryrun.IsDryRun(deleteOptions.DryRun)); err != nil {
 		return nil, err
 	}
+	return r.deleteAnswer(ctx, name, deleteOptions)
+}
 
-	if rtStatus != nil {
-		return rtStatus, nil
-	}
-
-	// At this point there was either no PDB or we succeeded in decrementing or
-	// the pod was unhealthy (unready) and we have enough healthy replicas
-
-	deleteOptions := originalDeleteOptions
-
-	// Set deleteOptions.Preconditions.ResourceVersion to ensure
-	// the pod hasn't been considered healthy (ready) since we calculated
-	if updateDeletionOptions {
-		// Take a copy so we can compare to client-provied Options later.
-		deleteOptions = deleteOptions.DeepCopy()
-		setPreconditionsResourceVersion(deleteOptions, &pod.ResourceVersion)
-	}
-
-	// Try the delete
-	err = r.addConditionAndDeletePod(ctx, eviction.Name, deleteOptions)
-	if err != nil {
-		if apierrors.IsConflict(err) && updateDeletionOptions &&
-			(originalDeleteOptions.Preconditions == nil || originalDeleteOptions.Preconditions.ResourceVersion == nil) {
-			// If we encounter a resource conflict error, we updated the deletion options to include them,
-			// and the original deletion options did not specify ResourceVersion, we send back
-			// TooManyRequests so clients will retry.
-			return nil, createTooManyRequestsError(pdbName)
-		}
+func (r *evictionREST) deleteAnswer(ctx context.Context, name string, options *metav1.DeleteOptions) (runtime.Object, error) {
+	if err := r.markAndDelete(ctx, name, options); err != nil {
 		return nil, err
 	}
-
-	// Success!
-	return &metav1.Status{Status: metav1.StatusSuccess}, nil
+	return success(), nil
 }
 
-// addConditionAndDeletePod marks the pod with the DisruptionTarget condition (a status update)
-// and deletes it.
-func (r *EvictionREST) addConditionAndDeletePod(ctx context.Context, name string, options *metav1.DeleteOptions) error {
-	if !dryrun.IsDryRun(options.DryRun) {
-		getLatestPod := func(_ context.Context, _, oldObj runtime.Object) (runtime.Object, error) {
-			// Throwaway the newObj. We care only about the latest pod obtained from etcd (oldObj).
-			// So we can add DisruptionTarget condition in conditionAppender without conflicts.
-			latestPod := oldObj.(*corev1.Pod).DeepCopy()
-			if options.Preconditions != nil {
-				if uid := options.Preconditions.UID; uid != nil && len(*uid) > 0 && *uid != latestPod.UID {
-					return nil, apierrors.NewConflict(
-						schema.GroupResource{Group: "", Resource: "Pod"},
-						latestPod.Name,
-						fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *uid, latestPod.UID),
-					)
-				}
-				if rv := options.Preconditions.ResourceVersion; rv != nil && len(*rv) > 0 && *rv != latestPod.ResourceVersion {
-					return nil, apierrors.NewConflict(
-						schema.GroupResource{Group: "", Resource: "Pod"},
-						latestPod.Name,
-						fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *rv, latestPod.ResourceVersion),
-					)
-				}
-			}
-			return latestPod, nil
-		}
+func success() *metav1.Status { return &metav1.Status{Status: metav1.StatusSuccess} }
 
-		conditionAppender := func(_ context.Context, newObj, _ runtime.Object) (runtime.Object, error) {
-			podObj := newObj.(*corev1.Pod)
-			setPodCondition(&podObj.Status, corev1.PodCondition{
-				Type:    corev1.DisruptionTarget,
-				Status:  corev1.ConditionTrue,
-				Reason:  "EvictionByEvictionAPI",
-				Message: "Eviction API: evicting",
-			})
-			return podObj, nil
-		}
-
-		podUpdatedObjectInfo := rest.DefaultUpdatedObjectInfo(nil, getLatestPod, conditionAppender) // order important
-
-		updatedPodObject, _, err := r.status.Update(ctx, name, podUpdatedObjectInfo, rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
-		if err != nil {
-			return err
-		}
-
-		if !resourceVersionIsUnset(options) {
-			newResourceVersion, err := meta.NewAccessor().ResourceVersion(updatedPodObject)
-			if err != nil {
-				return err
-			}
-			// bump the resource version, since we are the one who modified it via the update
-			options = options.DeepCopy()
-			options.Preconditions.ResourceVersion = &newResourceVersion
-		}
+// mergeDryRun returns the delete options of the eviction, with the request's dryRun when the
+// eviction names none; the two may not name different ones.
+func mergeDryRun(eviction *policyv1.Eviction, options *metav1.CreateOptions) (*metav1.DeleteOptions, error) {
+	opts := eviction.DeleteOptions
+	if opts == nil {
+		return &metav1.DeleteOptions{DryRun: options.DryRun}, nil
 	}
-	_, _, err := r.pods.Delete(ctx, name, rest.ValidateAllObjectFunc, options)
-	return err
-}
-
-func (r *EvictionREST) getPod(ctx context.Context, name string) (*corev1.Pod, error) {
-	obj, err := r.pods.Get(ctx, name, &metav1.GetOptions{})
-	if err != nil {
-		return nil, err
+	switch {
+	case len(opts.DryRun) == 0:
+		opts.DryRun = options.DryRun
+	case len(options.DryRun) > 0 && fmt.Sprint(opts.DryRun) != fmt.Sprint(options.DryRun):
+		return nil, fmt.Errorf("Non-matching dry-run options in request and content: %v and %v", options.DryRun, opts.DryRun)
 	}
-	return obj.(*corev1.Pod), nil
+	return opts, nil
 }
 
-func setPreconditionsResourceVersion(deleteOptions *metav1.DeleteOptions, resourceVersion *string) {
-	if deleteOptions.Preconditions == nil {
-		deleteOptions.Preconditions = &metav1.Preconditions{}
+// pinnedTo returns a copy of options that deletes the pod only at resourceVersion.
+func pinnedTo(options *metav1.DeleteOptions, resourceVersion string) *metav1.DeleteOptions {
+	pinned := options.DeepCopy()
+	if pinned.Preconditions == nil {
+		pinned.Preconditions = &metav1.Preconditions{}
 	}
-	deleteOptions.Preconditions.ResourceVersion = resourceVersion
+	pinned.Preconditions.ResourceVersion = &resourceVersion
+	return pinned
 }
 
-// canIgnorePDB returns true for pod conditions that allow the pod to be deleted
-// without checking PDBs.
-func canIgnorePDB(pod *corev1.Pod) bool {
-	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed ||
-		pod.Status.Phase == corev1.PodPending || !pod.ObjectMeta.DeletionTimestamp.IsZero() {
-		return true
-	}
-	return false
+// budgetsIgnore: budgets protect running pods only.
+func budgetsIgnore(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodPending || finishedOrGoing(pod)
 }
 
-func shouldEnforceResourceVersion(pod *corev1.Pod) bool {
-	// We don't need to enforce ResourceVersion for terminal pods
-	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed || !pod.ObjectMeta.DeletionTimestamp.IsZero() {
-		return false
-	}
-	// Return true for all other pods to ensure we don't race against a pod becoming
-	// healthy (ready) and violating PDBs.
-	return true
+func finishedOrGoing(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed || pod.DeletionTimestamp != nil
 }
 
-func resourceVersionIsUnset(options *metav1.DeleteOptions) bool {
-	return options.Preconditions == nil || options.Preconditions.ResourceVersion == nil
-}
-
-// isPodReady is pkg/api/pod IsPodReady: the Ready condition is True.
-func isPodReady(pod *corev1.Pod) bool {
+func podReady(pod *corev1.Pod) bool {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			return c.Status == corev1.ConditionTrue
@@ -402,121 +224,69 @@ func isPodReady(pod *corev1.Pod) bool {
 	return false
 }
 
-func createTooManyRequestsError(name string) error {
-	// TODO: Once there are time-based
-	// budgets, we can sometimes compute a sensible suggested value.  But
-	// even without that, we can give a suggestion (even if small) that
-	// prevents well-behaved clients from hammering us.
-	err := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10)
-	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{Type: policyv1.DisruptionBudgetCause, Message: fmt.Sprintf("The disruption budget %s is still being processed by the server.", name)})
-	return err
+// unhealthyMayGo tells whether the budget lets an unready pod go without spending a
+// disruption: when its policy says so (AlwaysAllow), or, by default (IfHealthyBudget), when the
+// application it guards is healthy enough without the pod.
+func unhealthyMayGo(budget *policyv1.PodDisruptionBudget) bool {
+	if ptr.Deref(budget.Spec.UnhealthyPodEvictionPolicy, policyv1.IfHealthyBudget) == policyv1.AlwaysAllow {
+		return true
+	}
+	return budget.Status.DesiredHealthy > 0 && budget.Status.CurrentHealthy >= budget.Status.DesiredHealthy
 }
 
-// checkAndDecrement checks if the provided PodDisruptionBudget allows any disruption.
-func (r *EvictionREST) checkAndDecrement(ctx context.Context, podName string, pdb policyv1.PodDisruptionBudget, dryRun bool) error {
-	if pdb.Status.ObservedGeneration < pdb.Generation {
-		return createTooManyRequestsError(pdb.Name)
-	}
-	if pdb.Status.DisruptionsAllowed < 0 {
-		err := apierrors.NewForbidden(policyv1.Resource("poddisruptionbudget"), pdb.Name, goerrors.New("pdb disruptions allowed is negative"))
-		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
-			Type:    policyv1.DisruptionBudgetCause,
-			Message: fmt.Sprintf("The disruption budget %s does not allow evicting pods currently: pdb disruptions allowed is negative", pdb.Name),
-		})
-		return err
-	}
-	if len(pdb.Status.DisruptedPods) > MaxDisruptedPodSize {
-		err := apierrors.NewForbidden(policyv1.Resource("poddisruptionbudget"), pdb.Name, goerrors.New("DisruptedPods map too big - too many evictions not confirmed by PDB controller"))
-		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
-			Type:    policyv1.DisruptionBudgetCause,
-			Message: fmt.Sprintf("The disruption budget %s does not allow evicting pods currently: too many pending evictions not confirmed by PDB controller", pdb.Name),
-		})
-		return err
-	}
-	if pdb.Status.DisruptionsAllowed == 0 {
-		err := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
-		condition := meta.FindStatusCondition(pdb.Status.Conditions, policyv1.DisruptionAllowedCondition)
-		var msg string
-		switch {
-		// check whether sync is failed first because DesiredHealthy and CurrentHealthy are not trustworthy when the sync is failed
-		case condition != nil && condition.Status == metav1.ConditionFalse && len(condition.Message) > 0 && condition.Reason == policyv1.SyncFailedReason:
-			msg = fmt.Sprintf("The disruption budget %s does not allow evicting pods currently because it failed sync: %s", pdb.Name, condition.Message)
-		case pdb.Status.CurrentHealthy <= pdb.Status.DesiredHealthy:
-			msg = fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently", pdb.Name, pdb.Status.DesiredHealthy, pdb.Status.CurrentHealthy)
-		case condition != nil && condition.Status == metav1.ConditionFalse && len(condition.Message) > 0:
-			msg = fmt.Sprintf("The disruption budget %s does not allow evicting pods currently (%s): %s", pdb.Name, condition.Reason, condition.Message)
-		default:
-			msg = fmt.Sprintf("The disruption budget %s does not allow evicting pods currently", pdb.Name)
+// markAndDelete gives the pod the DisruptionTarget condition and deletes it; a dry run does
+// neither.
+func (r *evictionREST) markAndDelete(ctx context.Context, name string, options *metav1.DeleteOptions) error {
+	if !dryrun.IsDryRun(options.DryRun) {
+		updated, _, err := r.podStatus.Update(ctx, name, rest.DefaultUpdatedObjectInfo(nil, markDisruptionTarget(options.Preconditions)),
+			rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
+		if err != nil {
+			return err
 		}
-		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{Type: policyv1.DisruptionBudgetCause, Message: msg})
-		return err
+		if options.Preconditions != nil && options.Preconditions.ResourceVersion != nil {
+			// The condition changed the pod: the delete must expect the new version.
+			options = pinnedTo(options, updated.(*corev1.Pod).ResourceVersion)
+		}
 	}
-
-	pdb.Status.DisruptionsAllowed--
-	if pdb.Status.DisruptionsAllowed == 0 {
-		updateDisruptionAllowedCondition(&pdb)
-	}
-
-	// If this is a dry-run, we don't need to go any further than that.
-	if dryRun {
-		return nil
-	}
-
-	if pdb.Status.DisruptedPods == nil {
-		pdb.Status.DisruptedPods = make(map[string]metav1.Time)
-	}
-
-	// Eviction handler needs to inform the PDB controller that it is about to delete a pod
-	// so it should not consider it as available in calculations when updating PodDisruptions allowed.
-	// If the pod is not deleted within a reasonable time limit PDB controller will assume that it won't
-	// be deleted at all and remove it from DisruptedPod map.
-	pdb.Status.DisruptedPods[podName] = metav1.Time{Time: time.Now()}
-	_, _, err := r.pdbs.Status.Update(ctx, pdb.Name, rest.DefaultUpdatedObjectInfo(&pdb), rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
+	_, _, err := r.pods.Delete(ctx, name, rest.ValidateAllObjectFunc, options)
 	return err
 }
 
-// updateDisruptionAllowedCondition is k8s.io/component-helpers/apps/poddisruptionbudget's.
-func updateDisruptionAllowedCondition(pdb *policyv1.PodDisruptionBudget) {
-	if pdb.Status.Conditions == nil {
-		pdb.Status.Conditions = make([]metav1.Condition, 0)
-	}
-	if pdb.Status.DisruptionsAllowed > 0 {
-		meta.SetStatusCondition(&pdb.Status.Conditions, metav1.Condition{
-			Type:               policyv1.DisruptionAllowedCondition,
-			Reason:             policyv1.SufficientPodsReason,
-			Status:             metav1.ConditionTrue,
-			ObservedGeneration: pdb.Status.ObservedGeneration,
-		})
-	} else {
-		meta.SetStatusCondition(&pdb.Status.Conditions, metav1.Condition{
-			Type:               policyv1.DisruptionAllowedCondition,
-			Reason:             policyv1.InsufficientPodsReason,
-			Status:             metav1.ConditionFalse,
-			ObservedGeneration: pdb.Status.ObservedGeneration,
-		})
+// markDisruptionTarget adds the DisruptionTarget condition to the stored pod, if it still is the
+// pod the preconditions describe.
+func markDisruptionTarget(pre *metav1.Preconditions) rest.TransformFunc {
+	return func(_ context.Context, _, stored runtime.Object) (runtime.Object, error) {
+		pod := stored.(*corev1.Pod).DeepCopy()
+		podResource := schema.GroupResource{Resource: "Pod"}
+		if pre != nil && pre.UID != nil && *pre.UID != "" && *pre.UID != pod.UID {
+			return nil, apierrors.NewConflict(podResource, pod.Name, fmt.Errorf(
+				"the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *pre.UID, pod.UID))
+		}
+		if pre != nil && pre.ResourceVersion != nil && *pre.ResourceVersion != "" && *pre.ResourceVersion != pod.ResourceVersion {
+			return nil, apierrors.NewConflict(podResource, pod.Name, fmt.Errorf(
+				"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, pod.ResourceVersion))
+		}
+		setPodCondition(&pod.Status, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting"})
+		return pod, nil
 	}
 }
 
-// getPodDisruptionBudgets returns any PDBs that match the pod or err if there's an error.
-func (r *EvictionREST) getPodDisruptionBudgets(ctx context.Context, pod *corev1.Pod) ([]policyv1.PodDisruptionBudget, error) {
-	obj, err := r.pdbs.List(ctx, &metainternalversion.ListOptions{})
+// budgetsSelecting lists the budgets of the pod's namespace whose selector matches the pod.
+func (r *evictionREST) budgetsSelecting(ctx context.Context, pod *corev1.Pod) ([]policyv1.PodDisruptionBudget, error) {
+	list, err := r.budgets.List(ctx, &metainternalversion.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	var pdbs []policyv1.PodDisruptionBudget
-	for _, pdb := range obj.(*policyv1.PodDisruptionBudgetList).Items {
-		if pdb.Namespace != pod.Namespace {
+	var selecting []policyv1.PodDisruptionBudget
+	for _, b := range list.(*policyv1.PodDisruptionBudgetList).Items {
+		if b.Namespace != pod.Namespace {
 			continue
 		}
-		selector, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-		if err != nil {
-			// This object has an invalid selector, it does not match the pod
-			continue
+		// A budget whose selector does not parse selects nothing.
+		if sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector); err == nil && sel.Matches(labels.Set(pod.Labels)) {
+			selecting = append(selecting, b)
 		}
-		if !selector.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		pdbs = append(pdbs, pdb)
 	}
-	return pdbs, nil
+	return selecting, nil
 }

@@ -1,8 +1,8 @@
 package events
 
-// Conversions between events.k8s.io/v1 Events and core Events (which the chain keeps as
-// core/v1 Events), ported from kubernetes v1.37.2 pkg/apis/events/v1/conversion.go and the
-// generated autoConvert functions next to it, and the events.k8s.io field label mapping.
+// An events.k8s.io/v1 Event is a core/v1 Event with some fields renamed (involvedObject is
+// regarding, message is note, ...) and the older ones marked deprecated. The storage holds core
+// Events; these conversions give the events.k8s.io view of them, both ways.
 
 import (
 	"fmt"
@@ -13,124 +13,90 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// convertEventsV1ToCore is Convert_v1_Event_To_core_Event.
-func convertEventsV1ToCore(in *eventsv1.Event, out *corev1.Event) {
-	*out = corev1.Event{
-		TypeMeta:            out.TypeMeta,
-		ObjectMeta:          in.ObjectMeta,
-		EventTime:           in.EventTime,
-		ReportingController: in.ReportingController,
-		ReportingInstance:   in.ReportingInstance,
-		Action:              in.Action,
-		Reason:              in.Reason,
-		Related:             in.Related,
-		Type:                in.Type,
-		InvolvedObject:      in.Regarding,
-		Source:              in.DeprecatedSource,
-		Message:             in.Note,
-		FirstTimestamp:      in.DeprecatedFirstTimestamp,
-		LastTimestamp:       in.DeprecatedLastTimestamp,
-		Count:               in.DeprecatedCount,
-	}
-	if in.Series != nil {
-		out.Series = &corev1.EventSeries{Count: in.Series.Count, LastObservedTime: in.Series.LastObservedTime}
+func toCore(e *eventsv1.Event, c *corev1.Event) {
+	*c = corev1.Event{TypeMeta: c.TypeMeta, ObjectMeta: e.ObjectMeta}
+	// Named alike in both.
+	c.Reason, c.Type, c.Action, c.Related = e.Reason, e.Type, e.Action, e.Related
+	c.EventTime, c.ReportingController, c.ReportingInstance = e.EventTime, e.ReportingController, e.ReportingInstance
+	// Renamed by events.k8s.io.
+	c.InvolvedObject, c.Message, c.Source = e.Regarding, e.Note, e.DeprecatedSource
+	c.FirstTimestamp, c.LastTimestamp, c.Count = e.DeprecatedFirstTimestamp, e.DeprecatedLastTimestamp, e.DeprecatedCount
+	if s := e.Series; s != nil {
+		c.Series = &corev1.EventSeries{Count: s.Count, LastObservedTime: s.LastObservedTime}
 	}
 }
 
-// convertCoreToEventsV1 is Convert_core_Event_To_v1_Event.
-func convertCoreToEventsV1(in *corev1.Event, out *eventsv1.Event) {
-	*out = eventsv1.Event{
-		TypeMeta:                 out.TypeMeta,
-		ObjectMeta:               in.ObjectMeta,
-		Reason:                   in.Reason,
-		Type:                     in.Type,
-		EventTime:                in.EventTime,
-		Action:                   in.Action,
-		Related:                  in.Related,
-		ReportingController:      in.ReportingController,
-		ReportingInstance:        in.ReportingInstance,
-		Regarding:                in.InvolvedObject,
-		DeprecatedSource:         in.Source,
-		Note:                     in.Message,
-		DeprecatedFirstTimestamp: in.FirstTimestamp,
-		DeprecatedLastTimestamp:  in.LastTimestamp,
-		DeprecatedCount:          in.Count,
-	}
-	if in.Series != nil {
-		out.Series = &eventsv1.EventSeries{Count: in.Series.Count, LastObservedTime: in.Series.LastObservedTime}
+func fromCore(c *corev1.Event, e *eventsv1.Event) {
+	*e = eventsv1.Event{TypeMeta: e.TypeMeta, ObjectMeta: c.ObjectMeta}
+	e.Reason, e.Type, e.Action, e.Related = c.Reason, c.Type, c.Action, c.Related
+	e.EventTime, e.ReportingController, e.ReportingInstance = c.EventTime, c.ReportingController, c.ReportingInstance
+	e.Regarding, e.Note, e.DeprecatedSource = c.InvolvedObject, c.Message, c.Source
+	e.DeprecatedFirstTimestamp, e.DeprecatedLastTimestamp, e.DeprecatedCount = c.FirstTimestamp, c.LastTimestamp, c.Count
+	if s := c.Series; s != nil {
+		e.Series = &eventsv1.EventSeries{Count: s.Count, LastObservedTime: s.LastObservedTime}
 	}
 }
 
-// addConversionFuncs registers the Event and EventList conversions, both ways.
+// eachItem converts the items of a list; a nil list stays nil.
+func eachItem[From, To any](in []From, convert func(*From, *To)) []To {
+	if in == nil {
+		return nil
+	}
+	out := make([]To, len(in))
+	for i := range in {
+		convert(&in[i], &out[i])
+	}
+	return out
+}
+
+// addConversionFuncs registers both conversions, for Events and for EventLists.
 func addConversionFuncs(scheme *runtime.Scheme) error {
-	for _, f := range []struct {
-		a, b interface{}
-		fn   conversion.ConversionFunc
+	funcs := []struct {
+		from, to interface{}
+		convert  func(from, to interface{})
 	}{
-		{(*eventsv1.Event)(nil), (*corev1.Event)(nil), func(a, b interface{}, _ conversion.Scope) error {
-			convertEventsV1ToCore(a.(*eventsv1.Event), b.(*corev1.Event))
-			return nil
-		}},
-		{(*corev1.Event)(nil), (*eventsv1.Event)(nil), func(a, b interface{}, _ conversion.Scope) error {
-			convertCoreToEventsV1(a.(*corev1.Event), b.(*eventsv1.Event))
-			return nil
-		}},
-		{(*eventsv1.EventList)(nil), (*corev1.EventList)(nil), func(a, b interface{}, _ conversion.Scope) error {
+		{(*eventsv1.Event)(nil), (*corev1.Event)(nil), func(a, b interface{}) { toCore(a.(*eventsv1.Event), b.(*corev1.Event)) }},
+		{(*corev1.Event)(nil), (*eventsv1.Event)(nil), func(a, b interface{}) { fromCore(a.(*corev1.Event), b.(*eventsv1.Event)) }},
+		{(*eventsv1.EventList)(nil), (*corev1.EventList)(nil), func(a, b interface{}) {
 			in, out := a.(*eventsv1.EventList), b.(*corev1.EventList)
-			out.ListMeta = in.ListMeta
-			out.Items = nil
-			if in.Items != nil {
-				out.Items = make([]corev1.Event, len(in.Items))
-				for i := range in.Items {
-					convertEventsV1ToCore(&in.Items[i], &out.Items[i])
-				}
-			}
-			return nil
+			out.ListMeta, out.Items = in.ListMeta, eachItem(in.Items, toCore)
 		}},
-		{(*corev1.EventList)(nil), (*eventsv1.EventList)(nil), func(a, b interface{}, _ conversion.Scope) error {
+		{(*corev1.EventList)(nil), (*eventsv1.EventList)(nil), func(a, b interface{}) {
 			in, out := a.(*corev1.EventList), b.(*eventsv1.EventList)
-			out.ListMeta = in.ListMeta
-			out.Items = nil
-			if in.Items != nil {
-				out.Items = make([]eventsv1.Event, len(in.Items))
-				for i := range in.Items {
-					convertCoreToEventsV1(&in.Items[i], &out.Items[i])
-				}
-			}
-			return nil
+			out.ListMeta, out.Items = in.ListMeta, eachItem(in.Items, fromCore)
 		}},
-	} {
-		if err := scheme.AddConversionFunc(f.a, f.b, f.fn); err != nil {
+	}
+	for _, f := range funcs {
+		convert := f.convert
+		err := scheme.AddConversionFunc(f.from, f.to, func(a, b interface{}, _ conversion.Scope) error {
+			convert(a, b)
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// addFieldLabelConversionsForEvent is AddFieldLabelConversionsForEvent: events.k8s.io field
-// names mapped to the field set of the core Event the storage holds.
+// addFieldLabelConversionsForEvent lets events.k8s.io field selectors name the events.k8s.io
+// fields: each maps to the core Event field that the storage selects on (toSelectableFields).
 func addFieldLabelConversionsForEvent(scheme *runtime.Scheme) error {
 	mapping := map[string]string{
-		"reason":                    "reason",
-		"regarding.kind":            "involvedObject.kind",            // map events.k8s.io field to fieldset returned by ToSelectableFields
-		"regarding.namespace":       "involvedObject.namespace",       // map events.k8s.io field to fieldset returned by ToSelectableFields
-		"regarding.name":            "involvedObject.name",            // map events.k8s.io field to fieldset returned by ToSelectableFields
-		"regarding.uid":             "involvedObject.uid",             // map events.k8s.io field to fieldset returned by ToSelectableFields
-		"regarding.apiVersion":      "involvedObject.apiVersion",      // map events.k8s.io field to fieldset returned by ToSelectableFields
-		"regarding.resourceVersion": "involvedObject.resourceVersion", // map events.k8s.io field to fieldset returned by ToSelectableFields
-		"regarding.fieldPath":       "involvedObject.fieldPath",       // map events.k8s.io field to fieldset returned by ToSelectableFields
-		"reportingController":       "reportingComponent",             // map events.k8s.io field to fieldset returned by ToSelectableFields
-		"type":                      "type",
-		"metadata.namespace":        "metadata.namespace",
-		"metadata.name":             "metadata.name",
+		"reason":              "reason",
+		"type":                "type",
+		"reportingController": "reportingComponent",
+		"metadata.name":       "metadata.name",
+		"metadata.namespace":  "metadata.namespace",
 	}
-	return scheme.AddFieldLabelConversionFunc(eventsv1.SchemeGroupVersion.WithKind("Event"),
-		func(label, value string) (string, string, error) {
-			mappedLabel, ok := mapping[label]
-			if !ok {
-				return "", "", fmt.Errorf("field label not supported: %s", label)
-			}
-			return mappedLabel, value, nil
-		},
-	)
+	for _, f := range []string{"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"} {
+		mapping["regarding."+f] = "involvedObject." + f
+	}
+	return scheme.AddFieldLabelConversionFunc(eventsv1.SchemeGroupVersion.WithKind("Event"), func(label, value string) (string, string, error) {
+		core, ok := mapping[label]
+		if !ok {
+			return "", "", fmt.Errorf("field label not supported: %s", label)
+		}
+		return core, value, nil
+	})
 }

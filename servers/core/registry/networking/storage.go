@@ -8,7 +8,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/apichain/apichain/servers/core/defaults"
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
@@ -60,14 +59,7 @@ var networkPolicies = &resource.Definition{
 // definitions are the group's resources, each declared once.
 var definitions = []*resource.Definition{ingresses, ingressClasses, networkPolicies}
 
-// Group is the networking.k8s.io group: its types, defaults, field selectors and storage.
+// Group is the networking.k8s.io group: its types, field selectors and storage.
 func Group() registry.Group {
-	return registry.Group{GroupVersion: networkingv1.SchemeGroupVersion, AddTypes: addTypes, Definitions: definitions}
-}
-
-func addTypes(scheme *runtime.Scheme) error {
-	if err := networkingv1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	return defaults.RegisterNetworkingDefaults(scheme)
+	return registry.Group{GroupVersion: networkingv1.SchemeGroupVersion, AddTypes: networkingv1.AddToScheme, Definitions: definitions}
 }

@@ -1,10 +1,18 @@
 package rbac
 
-// The "rbac/bootstrap-roles" post-start hook, following kubernetes
-// pkg/registry/rbac/rest/storage_rbac.go (PostStartHook, EnsureRBACPolicy): the bootstrap
-// policy (internal/rbac/bootstrappolicy) is reconciled into storage at every start, adding
-// what is missing and keeping what users added; objects annotated
-// rbac.authorization.kubernetes.io/autoupdate=false are left alone.
+// The "rbac/bootstrap-roles" post-start hook. kube-apiserver (pkg/registry/rbac/rest) reconciles
+// its bootstrap policy into storage at every start; so does the chain, with the same library
+// (k8s.io/component-helpers/auth/rbac/reconciliation) and the policy as data
+// (internal/rbac/bootstrappolicy): a missing object is created, one that lacks rules, subjects,
+// labels or annotations of the policy gets them added, what users added stays, and an object
+// annotated rbac.authorization.kubernetes.io/autoupdate=false is left alone.
+//
+// Two things differ, both for start-up time (the longest wait of a fresh start was this hook):
+// each object's first Get is answered from one List per kind made before reconciling
+// (listed.go), and the objects, which are independent, are reconciled a few at a time rather
+// than one by one. On a fresh etcd that is about 150 creates, 8 at a time, and no Get.
+// kube-apiserver also migrates stores older than aggregated roles (Kubernetes 1.9) and the
+// system:public-info-viewer split (1.14); no chain ever stored those, so the chain does not.
 
 import (
 	"context"
@@ -14,17 +22,15 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
-	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/component-helpers/auth/rbac/reconciliation"
 	"k8s.io/klog/v2"
 
 	"github.com/apichain/apichain/internal/rbac/bootstrappolicy"
-	"github.com/apichain/apichain/internal/rbac/reconciliation"
 )
 
 // PostStartHookName is kube-apiserver's name for the hook.
@@ -38,20 +44,19 @@ func EnsurePolicy(hc genericapiserver.PostStartHookContext) error {
 	if err != nil {
 		return fmt.Errorf("unable to initialize client set: %w", err)
 	}
-	return ensure(hc, client, bootstrappolicy.Default())
-}
-
-func ensure(ctx context.Context, client kubernetes.Interface, p bootstrappolicy.Policy) error {
+	policy, err := bootstrappolicy.Default()
+	if err != nil {
+		return fmt.Errorf("bootstrap policy: %w", err)
+	}
 	var lastErr error
-	err := wait.PollUntilContextTimeout(ctx, time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		done, err := Reconcile(ctx, p, client)
-		lastErr = err
-		return done, nil
+	err = wait.PollUntilContextTimeout(hc, time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		lastErr = Reconcile(ctx, policy, client)
+		return lastErr == nil, nil
 	})
 	switch {
 	case err == nil:
 		return nil
-	case ctx.Err() != nil:
+	case hc.Err() != nil:
 		// The server is stopping: nothing failed (a failed hook would end the process).
 		return nil
 	default:
@@ -59,219 +64,111 @@ func ensure(ctx context.Context, client kubernetes.Interface, p bootstrappolicy.
 	}
 }
 
-func isConflictOrServiceUnavailable(err error) bool {
-	return apierrors.IsConflict(err) || apierrors.IsServiceUnavailable(err)
-}
+// reconcileWorkers is how many bootstrap objects are reconciled at once.
+const reconcileWorkers = 8
 
-// Reconcile brings the stored RBAC objects up to p once. It reports done=false (and the last
-// error) when something failed and should be retried; it tries every object either way.
-func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.Interface) (done bool, err error) {
-	// What exists now (this also makes sure storage answers before reconciling): each object's
-	// first Get, priming's included, is answered from these lists.
-	existingClusterRoles, existingRoles, existingClusterRoleBindings, existingRoleBindings, err := list(ctx, client)
+// Reconcile brings the stored RBAC objects up to p once. It tries every object, and returns
+// the last error met (nil when all are done).
+func Reconcile(ctx context.Context, p bootstrappolicy.Policy, client kubernetes.Interface) error {
+	existing, err := list(ctx, client)
 	if err != nil {
-		return false, err
+		return err
 	}
-	clusterRoles := listedRuleOwners{reconciliation.ClusterRoleModifier{Client: client.RbacV1().ClusterRoles()}, existingClusterRoles}
-	clusterRoleBindings := listedRoleBindings{reconciliation.ClusterRoleBindingClientAdapter{Client: client.RbacV1().ClusterRoleBindings()}, existingClusterRoleBindings}
-	if err := primeAggregatedClusterRoles(ctx, p.ClusterRolesToAggregate, clusterRoles.getClusterRole, client.RbacV1()); err != nil {
-		return false, fmt.Errorf("unable to prime aggregated clusterroles: %w", err)
+	rbac, namespaces := client.RbacV1(), client.CoreV1().Namespaces()
+	clusterRoles := listedRuleOwners{reconciliation.ClusterRoleModifier{Client: rbac.ClusterRoles()}, existing.clusterRoles}
+	roles := listedRuleOwners{reconciliation.RoleModifier{Client: rbac, NamespaceClient: namespaces}, existing.roles}
+	clusterRoleBindings := listedRoleBindings{reconciliation.ClusterRoleBindingClientAdapter{Client: rbac.ClusterRoleBindings()}, existing.clusterRoleBindings}
+	roleBindings := listedRoleBindings{reconciliation.RoleBindingClientAdapter{Client: rbac, NamespaceClient: namespaces}, existing.roleBindings}
+
+	var jobs []func() error
+	for _, r := range p.ClusterRoles {
+		jobs = append(jobs, reconcileRole(reconciliation.ClusterRoleRuleOwner{ClusterRole: r.DeepCopy()}, clusterRoles))
 	}
-	if err := primeSplitClusterRoleBindings(ctx, p.ClusterRoleBindingsToSplit, clusterRoleBindings.getClusterRoleBinding, client.RbacV1()); err != nil {
-		return false, fmt.Errorf("unable to prime split ClusterRoleBindings: %w", err)
+	for _, b := range p.ClusterRoleBindings {
+		jobs = append(jobs, reconcileBinding(reconciliation.ClusterRoleBindingAdapter{ClusterRoleBinding: b.DeepCopy()}, clusterRoleBindings))
+	}
+	for _, r := range p.Roles {
+		jobs = append(jobs, reconcileRole(reconciliation.RoleRuleOwner{Role: r.DeepCopy()}, roles))
+	}
+	for _, b := range p.RoleBindings {
+		jobs = append(jobs, reconcileBinding(reconciliation.RoleBindingAdapter{RoleBinding: b.DeepCopy()}, roleBindings))
 	}
 
-	// The objects are independent of each other: reconcile them a few at a time rather than one
-	// by one (kube-apiserver's hook goes one by one; on a fresh etcd that is about 280 requests in
-	// a row, the longest wait of the chain's start).
 	var (
 		mu     sync.Mutex
 		failed error
 		wg     sync.WaitGroup
 		slots  = make(chan struct{}, reconcileWorkers)
 	)
-	report := func(what string, reconcile func() error) {
-		wg.Add(1)
+	for _, job := range jobs {
 		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			if e := reconcile(); e != nil {
+		wg.Go(func() {
+			defer func() { <-slots }()
+			// A conflict is someone else writing the same object (another instance starting):
+			// read it again and retry.
+			err := retry.OnError(retry.DefaultBackoff, func(err error) bool {
+				return apierrors.IsConflict(err) || apierrors.IsServiceUnavailable(err)
+			}, job)
+			if err != nil {
 				// Do not stop: create as much as possible, then retry.
-				utilruntime.HandleError(fmt.Errorf("unable to reconcile %s: %w", what, e))
+				utilruntime.HandleError(err)
 				mu.Lock()
-				failed = e
+				failed = err
 				mu.Unlock()
 			}
-		}()
-	}
-	for i := range p.ClusterRoles {
-		role := &p.ClusterRoles[i]
-		opts := reconciliation.ReconcileRoleOptions{
-			Role:    reconciliation.ClusterRoleRuleOwner{ClusterRole: role.DeepCopy()},
-			Client:  clusterRoles,
-			Confirm: true,
-		}
-		report("clusterrole."+rbacv1.GroupName+"/"+role.Name, func() error {
-			return retry.OnError(retry.DefaultBackoff, isConflictOrServiceUnavailable, func() error {
-				result, err := opts.Run(ctx)
-				if err == nil {
-					logRoleResult("clusterrole", "", role.Name, result)
-				}
-				return err
-			})
 		})
-	}
-	for i := range p.ClusterRoleBindings {
-		binding := &p.ClusterRoleBindings[i]
-		opts := reconciliation.ReconcileRoleBindingOptions{
-			RoleBinding: reconciliation.ClusterRoleBindingAdapter{ClusterRoleBinding: binding.DeepCopy()},
-			Client:      clusterRoleBindings,
-			Confirm:     true,
-		}
-		report("clusterrolebinding."+rbacv1.GroupName+"/"+binding.Name, func() error {
-			return retry.OnError(retry.DefaultBackoff, isConflictOrServiceUnavailable, func() error {
-				result, err := opts.Run(ctx)
-				if err == nil {
-					logBindingResult("clusterrolebinding", "", binding.Name, result)
-				}
-				return err
-			})
-		})
-	}
-	for namespace, roles := range p.Roles {
-		for i := range roles {
-			role := &roles[i]
-			opts := reconciliation.ReconcileRoleOptions{
-				Role:    reconciliation.RoleRuleOwner{Role: role.DeepCopy()},
-				Client:  listedRuleOwners{reconciliation.RoleModifier{Client: client.RbacV1(), NamespaceClient: client.CoreV1().Namespaces()}, existingRoles},
-				Confirm: true,
-			}
-			report("role."+rbacv1.GroupName+"/"+role.Name+" in "+namespace, func() error {
-				return retry.OnError(retry.DefaultBackoff, isConflictOrServiceUnavailable, func() error {
-					result, err := opts.Run(ctx)
-					if err == nil {
-						logRoleResult("role", namespace, role.Name, result)
-					}
-					return err
-				})
-			})
-		}
-	}
-	for namespace, bindings := range p.RoleBindings {
-		for i := range bindings {
-			binding := &bindings[i]
-			opts := reconciliation.ReconcileRoleBindingOptions{
-				RoleBinding: reconciliation.RoleBindingAdapter{RoleBinding: binding.DeepCopy()},
-				Client:      listedRoleBindings{reconciliation.RoleBindingClientAdapter{Client: client.RbacV1(), NamespaceClient: client.CoreV1().Namespaces()}, existingRoleBindings},
-				Confirm:     true,
-			}
-			report("rolebinding."+rbacv1.GroupName+"/"+binding.Name+" in "+namespace, func() error {
-				return retry.OnError(retry.DefaultBackoff, isConflictOrServiceUnavailable, func() error {
-					result, err := opts.Run(ctx)
-					if err == nil {
-						logBindingResult("rolebinding", namespace, binding.Name, result)
-					}
-					return err
-				})
-			})
-		}
 	}
 	wg.Wait()
-	return failed == nil, failed
+	return failed
 }
 
-// reconcileWorkers is how many bootstrap objects are reconciled at once.
-const reconcileWorkers = 8
-
-func logRoleResult(kind, namespace, name string, result *reconciliation.ReconcileClusterRoleResult) {
-	switch {
-	case result.Protected && result.Operation != reconciliation.ReconcileNone:
-		klog.Warningf("skipped reconcile-protected %s.%s/%s%s with missing permissions: %v", kind, rbacv1.GroupName, name, in(namespace), result.MissingRules)
-	case result.Operation == reconciliation.ReconcileUpdate:
-		klog.V(2).Infof("updated %s.%s/%s%s with additional permissions: %v", kind, rbacv1.GroupName, name, in(namespace), result.MissingRules)
-	case result.Operation == reconciliation.ReconcileCreate:
-		klog.V(2).Infof("created %s.%s/%s%s", kind, rbacv1.GroupName, name, in(namespace))
-	}
-}
-
-func logBindingResult(kind, namespace, name string, result *reconciliation.ReconcileClusterRoleBindingResult) {
-	switch {
-	case result.Protected && result.Operation != reconciliation.ReconcileNone:
-		klog.Warningf("skipped reconcile-protected %s.%s/%s%s with missing subjects: %v", kind, rbacv1.GroupName, name, in(namespace), result.MissingSubjects)
-	case result.Operation == reconciliation.ReconcileUpdate:
-		klog.V(2).Infof("updated %s.%s/%s%s with additional subjects: %v", kind, rbacv1.GroupName, name, in(namespace), result.MissingSubjects)
-	case result.Operation == reconciliation.ReconcileCreate:
-		klog.V(2).Infof("created %s.%s/%s%s", kind, rbacv1.GroupName, name, in(namespace))
-	case result.Operation == reconciliation.ReconcileRecreate:
-		klog.V(2).Infof("recreated %s.%s/%s%s", kind, rbacv1.GroupName, name, in(namespace))
-	}
-}
-
-func in(namespace string) string {
-	if namespace == "" {
-		return ""
-	}
-	return " in " + namespace
-}
-
-// primeAggregatedClusterRoles copies roles that became aggregated (admin, edit, view) to their
-// new aggregated-to names, so that rules users added to the old roles are kept.
-func primeAggregatedClusterRoles(ctx context.Context, clusterRolesToAggregate map[string]string, get func(context.Context, string) (*rbacv1.ClusterRole, error), clusterRoleClient rbacv1client.ClusterRolesGetter) error {
-	for oldName, newName := range clusterRolesToAggregate {
-		_, err := get(ctx, newName)
-		if err == nil {
-			continue
-		}
-		if !apierrors.IsNotFound(err) {
-			return err
-		}
-		existingRole, err := get(ctx, oldName)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
+func reconcileRole(role reconciliation.RuleOwner, client reconciliation.RuleOwnerModifier) func() error {
+	opts := reconciliation.ReconcileRoleOptions{Role: role, Client: client, Confirm: true}
+	return func() error {
+		result, err := opts.Run()
 		if err != nil {
-			return err
+			return fmt.Errorf("unable to reconcile %s: %w", describe(role.GetObject()), err)
 		}
-		if existingRole.AggregationRule != nil {
-			// Already aggregated: no custom rules to migrate.
-			return nil
-		}
-		klog.V(1).Infof("migrating %v to %v", existingRole.Name, newName)
-		existingRole.Name = newName
-		existingRole.ResourceVersion = ""
-		if _, err := clusterRoleClient.ClusterRoles().Create(ctx, existingRole, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return err
-		}
+		logResult(role.GetObject(), result.Operation, result.Protected, result.MissingRules)
+		return nil
 	}
-	return nil
 }
 
-// primeSplitClusterRoleBindings creates split-off bindings (system:public-info-viewer from
-// system:discovery) with the subjects, labels and annotations of the binding they came from.
-func primeSplitClusterRoleBindings(ctx context.Context, clusterRoleBindingToSplit map[string]rbacv1.ClusterRoleBinding, get func(context.Context, string) (*rbacv1.ClusterRoleBinding, error), clusterRoleBindingClient rbacv1client.ClusterRoleBindingsGetter) error {
-	for existingBindingName, clusterRoleBindingToCreate := range clusterRoleBindingToSplit {
-		existingRoleBinding, err := get(ctx, existingBindingName)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
+func reconcileBinding(binding reconciliation.RoleBinding, client reconciliation.RoleBindingModifier) func() error {
+	opts := reconciliation.ReconcileRoleBindingOptions{RoleBinding: binding, Client: client, Confirm: true}
+	return func() error {
+		result, err := opts.Run()
 		if err != nil {
-			return err
+			return fmt.Errorf("unable to reconcile %s: %w", describe(binding.GetObject()), err)
 		}
-		_, err = get(ctx, clusterRoleBindingToCreate.Name)
-		if err == nil {
-			continue
-		}
-		if !apierrors.IsNotFound(err) {
-			return err
-		}
-		klog.V(1).Infof("copying subjects, labels, and annotations from ClusterRoleBinding %q to template %q", existingBindingName, clusterRoleBindingToCreate.Name)
-		newCRB := clusterRoleBindingToCreate.DeepCopy()
-		newCRB.Subjects = existingRoleBinding.Subjects
-		newCRB.Labels = existingRoleBinding.Labels
-		newCRB.Annotations = existingRoleBinding.Annotations
-		if _, err := clusterRoleBindingClient.ClusterRoleBindings().Create(ctx, newCRB, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return err
-		}
+		logResult(binding.GetObject(), result.Operation, result.Protected, result.MissingSubjects)
+		return nil
 	}
-	return nil
+}
+
+// logResult logs what reconciling an object did, or would have done had it not been protected.
+func logResult(obj any, op reconciliation.ReconcileOperation, protected bool, missing any) {
+	switch {
+	case op == reconciliation.ReconcileNone:
+	case protected:
+		klog.Warningf("skipped reconcile-protected %s, which lacks %v", describe(obj), missing)
+	default:
+		klog.V(2).Infof("%s %s: %v", op, describe(obj), missing)
+	}
+}
+
+// describe names a policy object: clusterrole.rbac.authorization.k8s.io/admin, or
+// role.rbac.authorization.k8s.io/x in kube-system.
+func describe(obj any) string {
+	switch o := obj.(type) {
+	case *rbacv1.ClusterRole:
+		return "clusterrole." + rbacv1.GroupName + "/" + o.Name
+	case *rbacv1.ClusterRoleBinding:
+		return "clusterrolebinding." + rbacv1.GroupName + "/" + o.Name
+	case *rbacv1.Role:
+		return "role." + rbacv1.GroupName + "/" + o.Name + " in " + o.Namespace
+	case *rbacv1.RoleBinding:
+		return "rolebinding." + rbacv1.GroupName + "/" + o.Name + " in " + o.Namespace
+	}
+	return fmt.Sprintf("%T", obj)
 }

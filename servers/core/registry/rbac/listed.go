@@ -9,8 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/apichain/apichain/internal/rbac/reconciliation"
+	"k8s.io/component-helpers/auth/rbac/reconciliation"
 )
 
 // listed answers the first Get of each object from one List made before reconciling, so that
@@ -28,10 +27,8 @@ func newListed[T any](resource string) *listed[T] {
 	return &listed[T]{resource: resource, items: map[string]T{}, asked: map[string]bool{}}
 }
 
-func (l *listed[T]) add(namespace, name string, item T) { l.items[namespace+"/"+name] = item }
-
 // get answers from the list the first time, then from live.
-func (l *listed[T]) get(ctx context.Context, namespace, name string, live func(context.Context, string, string) (T, error)) (T, error) {
+func (l *listed[T]) get(namespace, name string, live func(string, string) (T, error)) (T, error) {
 	key := namespace + "/" + name
 	l.mu.Lock()
 	first := !l.asked[key]
@@ -40,7 +37,7 @@ func (l *listed[T]) get(ctx context.Context, namespace, name string, live func(c
 	l.mu.Unlock()
 	switch {
 	case !first:
-		return live(ctx, namespace, name)
+		return live(namespace, name)
 	case !ok:
 		var zero T
 		return zero, apierrors.NewNotFound(rbacv1.Resource(l.resource), name)
@@ -50,47 +47,33 @@ func (l *listed[T]) get(ctx context.Context, namespace, name string, live func(c
 }
 
 // listedRuleOwners reads ClusterRoles or Roles through a listed, and writes them as the
-// modifier it wraps does.
+// library's modifier it wraps does.
 type listedRuleOwners struct {
 	reconciliation.RuleOwnerModifier
 	l *listed[reconciliation.RuleOwner]
 }
 
-func (c listedRuleOwners) Get(ctx context.Context, namespace, name string) (reconciliation.RuleOwner, error) {
-	return c.l.get(ctx, namespace, name, c.RuleOwnerModifier.Get)
+func (c listedRuleOwners) Get(namespace, name string) (reconciliation.RuleOwner, error) {
+	return c.l.get(namespace, name, c.RuleOwnerModifier.Get)
 }
 
-// getClusterRole is Get as priming wants it (cluster roles only).
-func (c listedRuleOwners) getClusterRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error) {
-	o, err := c.Get(ctx, "", name)
-	if err != nil {
-		return nil, err
-	}
-	return o.(reconciliation.ClusterRoleRuleOwner).ClusterRole, nil
-}
-
-// listedRoleBindings reads ClusterRoleBindings or RoleBindings through a listed, and writes
-// them as the modifier it wraps does.
+// listedRoleBindings does the same for ClusterRoleBindings or RoleBindings.
 type listedRoleBindings struct {
 	reconciliation.RoleBindingModifier
 	l *listed[reconciliation.RoleBinding]
 }
 
-func (c listedRoleBindings) Get(ctx context.Context, namespace, name string) (reconciliation.RoleBinding, error) {
-	return c.l.get(ctx, namespace, name, c.RoleBindingModifier.Get)
+func (c listedRoleBindings) Get(namespace, name string) (reconciliation.RoleBinding, error) {
+	return c.l.get(namespace, name, c.RoleBindingModifier.Get)
 }
 
-// getClusterRoleBinding is Get as priming wants it (cluster role bindings only).
-func (c listedRoleBindings) getClusterRoleBinding(ctx context.Context, name string) (*rbacv1.ClusterRoleBinding, error) {
-	o, err := c.Get(ctx, "", name)
-	if err != nil {
-		return nil, err
-	}
-	return o.(reconciliation.ClusterRoleBindingAdapter).ClusterRoleBinding, nil
+type existing struct {
+	clusterRoles, roles               *listed[reconciliation.RuleOwner]
+	clusterRoleBindings, roleBindings *listed[reconciliation.RoleBinding]
 }
 
 // list lists the four kinds, in every namespace, at once.
-func list(ctx context.Context, client kubernetes.Interface) (clusterRoles, roles *listed[reconciliation.RuleOwner], clusterRoleBindings, roleBindings *listed[reconciliation.RoleBinding], err error) {
+func list(ctx context.Context, client kubernetes.Interface) (existing, error) {
 	rbac := client.RbacV1()
 	var (
 		crs  *rbacv1.ClusterRoleList
@@ -107,26 +90,26 @@ func list(ctx context.Context, client kubernetes.Interface) (clusterRoles, roles
 	wg.Wait()
 	for i, kind := range []string{"clusterroles", "roles", "clusterrolebindings", "rolebindings"} {
 		if errs[i] != nil {
-			return nil, nil, nil, nil, fmt.Errorf("unable to initialize %s: %w", kind, errs[i])
+			return existing{}, fmt.Errorf("unable to initialize %s: %w", kind, errs[i])
 		}
 	}
-	clusterRoles, roles = newListed[reconciliation.RuleOwner]("clusterroles"), newListed[reconciliation.RuleOwner]("roles")
-	clusterRoleBindings, roleBindings = newListed[reconciliation.RoleBinding]("clusterrolebindings"), newListed[reconciliation.RoleBinding]("rolebindings")
+	e := existing{
+		clusterRoles: newListed[reconciliation.RuleOwner]("clusterroles"), roles: newListed[reconciliation.RuleOwner]("roles"),
+		clusterRoleBindings: newListed[reconciliation.RoleBinding]("clusterrolebindings"), roleBindings: newListed[reconciliation.RoleBinding]("rolebindings"),
+	}
 	for i := range crs.Items {
-		o := &crs.Items[i]
-		clusterRoles.add("", o.Name, reconciliation.ClusterRoleRuleOwner{ClusterRole: o})
+		e.clusterRoles.items["/"+crs.Items[i].Name] = reconciliation.ClusterRoleRuleOwner{ClusterRole: &crs.Items[i]}
 	}
 	for i := range rs.Items {
 		o := &rs.Items[i]
-		roles.add(o.Namespace, o.Name, reconciliation.RoleRuleOwner{Role: o})
+		e.roles.items[o.Namespace+"/"+o.Name] = reconciliation.RoleRuleOwner{Role: o}
 	}
 	for i := range crbs.Items {
-		o := &crbs.Items[i]
-		clusterRoleBindings.add("", o.Name, reconciliation.ClusterRoleBindingAdapter{ClusterRoleBinding: o})
+		e.clusterRoleBindings.items["/"+crbs.Items[i].Name] = reconciliation.ClusterRoleBindingAdapter{ClusterRoleBinding: &crbs.Items[i]}
 	}
 	for i := range rbs.Items {
 		o := &rbs.Items[i]
-		roleBindings.add(o.Namespace, o.Name, reconciliation.RoleBindingAdapter{RoleBinding: o})
+		e.roleBindings.items[o.Namespace+"/"+o.Name] = reconciliation.RoleBindingAdapter{RoleBinding: o}
 	}
-	return clusterRoles, roles, clusterRoleBindings, roleBindings, nil
+	return e, nil
 }

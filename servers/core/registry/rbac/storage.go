@@ -2,12 +2,11 @@
 // pkg/registry/rbac: Roles, RoleBindings, ClusterRoles and ClusterRoleBindings in the generic
 // store, behind kube-apiserver's privilege-escalation checks (policybased.go), and the
 // "rbac/bootstrap-roles" post-start hook that reconciles the bootstrap policy (bootstrap.go).
-// The rules engine itself is internal/rbac, shared with the chain's authorizer.
+// The authorizer and the escalation check are internal/rbac, shared with the chain's head.
 package rbac
 
 import (
 	"context"
-	"fmt"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -128,29 +127,29 @@ var _ registry.StorageProvider = StorageProvider{}
 func (StorageProvider) GroupName() string { return rbacv1.GroupName }
 
 // NewRESTStorage implements registry.StorageProvider, as kubernetes pkg/registry/rbac/rest
-// does: the four stores, a rule resolver reading them, and the escalation checks in front.
+// does: the four stores, with the escalation check in front, reading the writer's rules from
+// these same stores.
 func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error) {
 	info, built, err := registry.NewGroup(rbacv1.SchemeGroupVersion, scheme, codecs, optsGetter, definitions...)
 	if err != nil {
 		return info, err
 	}
 	s := stores{roles: built[roles], roleBindings: built[roleBindings], clusterRoles: built[clusterRoles], clusterRoleBindings: built[clusterRoleBindings]}
-	resolver := rbac.NewDefaultRuleResolver(s, s, s, s)
+	check := rbac.EscalationCheck{Rules: rbac.New(s), Authorizer: p.Authorizer}
 	m := info.VersionedResourcesStorageMap[rbacv1.SchemeGroupVersion.Version]
-	m["roles"] = &policyBased{REST: s.roles.REST, authorizer: p.Authorizer, check: roleCheck(resolver)}
-	m["rolebindings"] = &policyBased{REST: s.roleBindings.REST, authorizer: p.Authorizer, check: bindingCheck(resolver, p.Authorizer), bindings: true}
-	m["clusterroles"] = &policyBased{REST: s.clusterRoles.REST, authorizer: p.Authorizer, check: clusterRoleCheck(resolver)}
-	m["clusterrolebindings"] = &policyBased{REST: s.clusterRoleBindings.REST, authorizer: p.Authorizer, check: bindingCheck(resolver, p.Authorizer), bindings: true}
+	for name, d := range map[string]*resource.Storage{"roles": s.roles, "rolebindings": s.roleBindings, "clusterroles": s.clusterRoles, "clusterrolebindings": s.clusterRoleBindings} {
+		m[name] = &policyBased{REST: d.REST, escalation: check}
+	}
 	return info, nil
 }
 
-// stores reads roles and bindings from the group's own storage, for the escalation checks
-// (kubernetes pkg/registry/rbac/<resource>/registry.go AuthorizerAdapter).
+// stores reads roles and bindings from the group's own storage (an rbac.Source), for the
+// escalation check.
 type stores struct {
 	roles, roleBindings, clusterRoles, clusterRoleBindings *resource.Storage
 }
 
-func (s stores) GetRole(ctx context.Context, namespace, name string) (*rbacv1.Role, error) {
+func (s stores) Role(ctx context.Context, namespace, name string) (*rbacv1.Role, error) {
 	obj, err := getIn(ctx, s.roles, namespace, name)
 	if err != nil {
 		return nil, err
@@ -158,7 +157,7 @@ func (s stores) GetRole(ctx context.Context, namespace, name string) (*rbacv1.Ro
 	return obj.(*rbacv1.Role), nil
 }
 
-func (s stores) ListRoleBindings(ctx context.Context, namespace string) ([]*rbacv1.RoleBinding, error) {
+func (s stores) RoleBindings(ctx context.Context, namespace string) ([]*rbacv1.RoleBinding, error) {
 	obj, err := listIn(ctx, s.roleBindings, namespace)
 	if err != nil {
 		return nil, err
@@ -171,7 +170,7 @@ func (s stores) ListRoleBindings(ctx context.Context, namespace string) ([]*rbac
 	return out, nil
 }
 
-func (s stores) GetClusterRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error) {
+func (s stores) ClusterRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error) {
 	obj, err := getIn(ctx, s.clusterRoles, "", name)
 	if err != nil {
 		return nil, err
@@ -179,7 +178,7 @@ func (s stores) GetClusterRole(ctx context.Context, name string) (*rbacv1.Cluste
 	return obj.(*rbacv1.ClusterRole), nil
 }
 
-func (s stores) ListClusterRoleBindings(ctx context.Context) ([]*rbacv1.ClusterRoleBinding, error) {
+func (s stores) ClusterRoleBindings(ctx context.Context) ([]*rbacv1.ClusterRoleBinding, error) {
 	obj, err := listIn(ctx, s.clusterRoleBindings, "")
 	if err != nil {
 		return nil, err
@@ -190,13 +189,4 @@ func (s stores) ListClusterRoleBindings(ctx context.Context) ([]*rbacv1.ClusterR
 		out[i] = &list.Items[i]
 	}
 	return out, nil
-}
-
-func checkType[T any](obj runtime.Object) (T, error) {
-	t, ok := obj.(T)
-	if !ok {
-		var zero T
-		return zero, fmt.Errorf("unexpected object %T, want %T", obj, zero)
-	}
-	return t, nil
 }

@@ -9,7 +9,6 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/apichain/apichain/servers/core/defaults"
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
@@ -35,14 +34,7 @@ var priorityClasses = &resource.Definition{
 // definitions are the group's resources, each declared once.
 var definitions = []*resource.Definition{priorityClasses}
 
-// Group is the scheduling.k8s.io group: its types, defaults, field selectors and storage.
+// Group is the scheduling.k8s.io group: its types, field selectors and storage.
 func Group() registry.Group {
-	return registry.Group{GroupVersion: schedulingv1.SchemeGroupVersion, AddTypes: addTypes, Definitions: definitions}
-}
-
-func addTypes(scheme *runtime.Scheme) error {
-	if err := schedulingv1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	return defaults.RegisterSchedulingDefaults(scheme)
+	return registry.Group{GroupVersion: schedulingv1.SchemeGroupVersion, AddTypes: schedulingv1.AddToScheme, Definitions: definitions}
 }

@@ -6,7 +6,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/apichain/apichain/servers/core/defaults"
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
@@ -28,14 +27,7 @@ var storageClasses = &resource.Definition{
 // definitions are the group's resources, each declared once.
 var definitions = []*resource.Definition{storageClasses}
 
-// Group is the storage.k8s.io group: its types, defaults, field selectors and storage.
+// Group is the storage.k8s.io group: its types, field selectors and storage.
 func Group() registry.Group {
-	return registry.Group{GroupVersion: storagev1.SchemeGroupVersion, AddTypes: addTypes, Definitions: definitions}
-}
-
-func addTypes(scheme *runtime.Scheme) error {
-	if err := storagev1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	return defaults.RegisterStorageDefaults(scheme)
+	return registry.Group{GroupVersion: storagev1.SchemeGroupVersion, AddTypes: storagev1.AddToScheme, Definitions: definitions}
 }
