@@ -1,10 +1,11 @@
 package validation
 
-// PodTemplate, PodTemplateSpec and ReplicationController validation, ported from kubernetes
-// v1.37.2 pkg/apis/core/validation/validation.go (ValidatePodTemplate*, ValidatePodTemplateSpec,
+// PodTemplateSpec and ReplicationController validation, ported from kubernetes
+// v1.37.2 pkg/apis/core/validation/validation.go (ValidatePodTemplateSpec,
 // ValidateReplicationController*, ValidatePodTemplateSpecForRC, ValidateNonEmptySelector,
 // ValidateHasLabel) and pkg/api/pod/util.go (GetValidationOptionsFromPodTemplate), called the
-// way pkg/registry/core/{podtemplate,replicationcontroller}/strategy.go call them. The
+// way pkg/registry/core/replicationcontroller/strategy.go calls them (PodTemplates are
+// validated by the pods package). The
 // replicationcontroller strategy embeds rest.DeclarativeValidation; the rules of
 // pkg/apis/core/v1/zz_generated.validations.go it enforces in v1.37 (+k8s:beta: metadata.name
 // long name, spec.replicas required and minimum=0, spec.minReadySeconds minimum=0) are merged
@@ -44,22 +45,6 @@ func podTemplateValidationOptions(template, oldTemplate *v1.PodTemplateSpec) pod
 	opts := podValidationOptionsFor(spec, oldSpec, meta, oldMeta)
 	opts.ResourceIsPod = false
 	return opts
-}
-
-// ValidatePodTemplate is the podtemplate strategy's Validate.
-func ValidatePodTemplate(pod *v1.PodTemplate) field.ErrorList {
-	opts := podTemplateValidationOptions(&pod.Template, nil)
-	allErrs := ValidateObjectMeta(&pod.ObjectMeta, true, ValidatePodName, field.NewPath("metadata"))
-	allErrs = append(allErrs, validatePodTemplateSpec(&pod.Template, field.NewPath("template"), opts)...)
-	return allErrs
-}
-
-// ValidatePodTemplateUpdate is the podtemplate strategy's ValidateUpdate.
-func ValidatePodTemplateUpdate(newPod, oldPod *v1.PodTemplate) field.ErrorList {
-	opts := podTemplateValidationOptions(&newPod.Template, &oldPod.Template)
-	allErrs := ValidateObjectMetaUpdate(&newPod.ObjectMeta, &oldPod.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, validatePodTemplateSpec(&newPod.Template, field.NewPath("template"), opts)...)
-	return allErrs
 }
 
 // validatePodTemplateSpec validates the spec of a pod template (upstream's ValidatePodTemplateSpec).
