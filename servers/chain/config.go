@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/apichain/apichain/internal/etcdstorage"
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/internal/version"
 	"github.com/apichain/apichain/servers/aggregator"
@@ -148,6 +149,12 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	if err != nil {
 		return nil, fmt.Errorf("aggregator config: %w", err)
 	}
+	// Every store of the three servers on one etcd client per etcd cluster (internal/etcdstorage).
+	clients := etcdstorage.NewClients()
+	coreConfig.Generic.RESTOptionsGetter = clients.RESTOptionsGetter(coreConfig.Generic.RESTOptionsGetter, etcd.EnableWatchCache)
+	extensionsConfig.GenericConfig.RESTOptionsGetter = clients.RESTOptionsGetter(extensionsConfig.GenericConfig.RESTOptionsGetter, etcd.EnableWatchCache)
+	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = clients.RESTOptionsGetter(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter, etcd.EnableWatchCache)
+	aggregatorConfig.GenericConfig.RESTOptionsGetter = clients.RESTOptionsGetter(aggregatorConfig.GenericConfig.RESTOptionsGetter, etcd.EnableWatchCache)
 	return &Config{Options: o, PKI: files, Informers: sharedInformers, label: label,
 		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
 }
@@ -216,7 +223,7 @@ func etcdOptions(servers []string, o CompletedOptions) *genericoptions.EtcdOptio
 // are dialed on loopback), as kube-apiserver wires them in pkg/controlplane/apiserver/admission.
 func applyAdmission(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface, serviceResolver webhook.ServiceResolver) error {
 	opts := genericoptions.NewAdmissionOptions()
-	chainadmission.Register(opts.Plugins)
+	chainadmission.Register(opts.Plugins, sharedInformers)
 	opts.RecommendedPluginOrder = chainadmission.OrderedPlugins
 	dyn, err := dynamic.NewForConfig(c.LoopbackClientConfig)
 	if err != nil {
