@@ -24,7 +24,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
 
@@ -58,13 +57,9 @@ type Context struct {
 	Nodes                   int
 	KubeletCert, KubeletKey []byte
 
-	// Set by Run before any Start, as kube-controller-manager's ControllerContext has them: a
-	// REST mapper over discovery, reset every 30 s; metadata-only informers for the resources
-	// no typed informer covers (the manager starts them with Informers); and a channel closed
-	// once both are started.
-	RESTMapper        *restmapper.DeferredDiscoveryRESTMapper
-	MetadataInformers metadatainformer.SharedInformerFactory
-	InformersStarted  chan struct{}
+	// Set by Run before any Start, as kube-controller-manager's ControllerContext has it: a
+	// REST mapper over discovery, reset every 30 s.
+	RESTMapper *restmapper.DeferredDiscoveryRESTMapper
 }
 
 // Controller is one controller: its name for --controllers, and how it starts.
@@ -130,11 +125,9 @@ func Names() []string {
 // Run starts the controllers that enabled chooses, then the shared informers.
 func Run(ctx context.Context, c *Context, enabled func(name string) bool) error {
 	// As kube-controller-manager's CreateControllerContext: one REST mapper over cached
-	// discovery, reset every 30 s, and the metadata informers beside the typed ones.
+	// discovery, reset every 30 s.
 	c.RESTMapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Client.Discovery()))
 	go wait.Until(c.RESTMapper.Reset, 30*time.Second, ctx.Done())
-	c.MetadataInformers = metadatainformer.NewSharedInformerFactory(c.Metadata, 0)
-	c.InformersStarted = make(chan struct{})
 
 	for _, ctrl := range All() {
 		if !enabled(ctrl.Name) {
@@ -150,8 +143,6 @@ func Run(ctx context.Context, c *Context, enabled func(name string) bool) error 
 		klog.V(1).InfoS("started controller", "controller", ctrl.Name)
 	}
 	c.Informers.Start(ctx.Done())
-	c.MetadataInformers.Start(ctx.Done())
-	close(c.InformersStarted)
 	return nil
 }
 
