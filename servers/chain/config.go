@@ -72,6 +72,8 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	generic.BuildHandlerChainFunc = func(apiHandler http.Handler, c *genericapiserver.Config) http.Handler {
 		// withBadInputAs4xx: 400 for bad input kube-apiserver answers 500 (badrequest.go).
 		apiHandler = withBadInputAs4xx(apiHandler, c.Serializer, label.remoteAPIService)
+		// A request that runs out of time gets a 504, not a lost connection (deadline.go).
+		apiHandler = withAnswerBeforeDeadline(apiHandler, label.remoteAPIService)
 		return genericapiserver.DefaultBuildHandlerChain(label.wrap(apiHandler), c)
 	}
 
@@ -148,6 +150,11 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	if err != nil {
 		return nil, fmt.Errorf("aggregator config: %w", err)
 	}
+	// Every store of every server answers etcd's errors as Statuses (storageerrors.go).
+	coreConfig.Generic.RESTOptionsGetter = storageErrorsAsStatus(coreConfig.Generic.RESTOptionsGetter)
+	extensionsConfig.GenericConfig.RESTOptionsGetter = storageErrorsAsStatus(extensionsConfig.GenericConfig.RESTOptionsGetter)
+	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = storageErrorsAsStatus(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter)
+	aggregatorConfig.GenericConfig.RESTOptionsGetter = storageErrorsAsStatus(aggregatorConfig.GenericConfig.RESTOptionsGetter)
 	return &Config{Options: o, PKI: files, Informers: sharedInformers, label: label,
 		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
 }
