@@ -51,6 +51,7 @@ require (
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
+	github.com/go-jose/go-jose/v4 v4.1.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect
@@ -140,5 +141,6 @@ require (
 
 tool (
 	k8s.io/code-generator/cmd/defaulter-gen
+	k8s.io/code-generator/cmd/validation-gen
 	k8s.io/kube-openapi/cmd/openapi-gen
 )

@@ -15,7 +15,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,7 +24,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
 
@@ -40,6 +38,7 @@ import (
 	"github.com/apichain/apichain/controllers/rootcacertpublisher"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/controllers/serviceaccount"
+	"github.com/apichain/apichain/controllers/ttlafterfinished"
 )
 
 // Context is what every controller is started with.
@@ -53,18 +52,15 @@ type Context struct {
 	// CA, PEM), which the root CA publisher puts in every namespace as kube-root-ca.crt.
 	RootCA []byte
 
-	// For the simulated kubelets: how many nodes beside the host, and the endpoint's
-	// certificate (issued by the chain's server CA).
+	// For the simulated kubelets: how many nodes beside the host, the endpoint's certificate
+	// (issued by the chain's server CA), and the CA of the client certificates it accepts.
 	Nodes                   int
 	KubeletCert, KubeletKey []byte
+	KubeletClientCA         []byte
 
-	// Set by Run before any Start, as kube-controller-manager's ControllerContext has them: a
-	// REST mapper over discovery, reset every 30 s; metadata-only informers for the resources
-	// no typed informer covers (the manager starts them with Informers); and a channel closed
-	// once both are started.
-	RESTMapper        *restmapper.DeferredDiscoveryRESTMapper
-	MetadataInformers metadatainformer.SharedInformerFactory
-	InformersStarted  chan struct{}
+	// Set by Run before any Start, as kube-controller-manager's ControllerContext has it: a
+	// REST mapper over discovery, reset every 30 s.
+	RESTMapper *restmapper.DeferredDiscoveryRESTMapper
 }
 
 // Controller is one controller: its name for --controllers, and how it starts.
@@ -86,7 +82,9 @@ const (
 	ClusterRoleAggregation     = "clusterrole-aggregation-controller"
 	Deployment                 = "deployment-controller"
 	ReplicaSet                 = "replicaset-controller"
+	ReplicationController      = "replicationcontroller-controller"
 	Job                        = "job-controller"
+	TTLAfterFinished           = "ttl-after-finished-controller"
 	NodeLifecycle              = "node-lifecycle-controller"
 	SimulatedKubelet           = "simulated-kubelet"
 	Scheduler                  = "scheduler"
@@ -105,7 +103,10 @@ func All() []Controller {
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("deployments"), appsv1.SchemeGroupVersion.WithResource("replicasets")}},
 		{Name: ReplicaSet, Start: startReplicaSet,
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("replicasets")}},
+		{Name: ReplicationController, Start: startReplicationController},
 		{Name: Job, Start: startJob,
+			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
+		{Name: TTLAfterFinished, Start: startTTLAfterFinished,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
 		{Name: NodeLifecycle, Start: startNodeLifecycle},
 		{Name: Scheduler, Start: startScheduler},
@@ -125,11 +126,9 @@ func Names() []string {
 // Run starts the controllers that enabled chooses, then the shared informers.
 func Run(ctx context.Context, c *Context, enabled func(name string) bool) error {
 	// As kube-controller-manager's CreateControllerContext: one REST mapper over cached
-	// discovery, reset every 30 s, and the metadata informers beside the typed ones.
+	// discovery, reset every 30 s.
 	c.RESTMapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Client.Discovery()))
 	go wait.Until(c.RESTMapper.Reset, 30*time.Second, ctx.Done())
-	c.MetadataInformers = metadatainformer.NewSharedInformerFactory(c.Metadata, 0)
-	c.InformersStarted = make(chan struct{})
 
 	for _, ctrl := range All() {
 		if !enabled(ctrl.Name) {
@@ -145,8 +144,6 @@ func Run(ctx context.Context, c *Context, enabled func(name string) bool) error 
 		klog.V(1).InfoS("started controller", "controller", ctrl.Name)
 	}
 	c.Informers.Start(ctx.Done())
-	c.MetadataInformers.Start(ctx.Done())
-	close(c.InformersStarted)
 	return nil
 }
 
@@ -170,9 +167,10 @@ func unserved(c *Context, resources []schema.GroupVersionResource) []string {
 }
 
 func startNamespace(ctx context.Context, c *Context) error {
-	nc := namespace.NewNamespaceController(ctx, c.Client, c.Metadata,
-		c.Client.Discovery().ServerPreferredNamespacedResources,
-		c.Informers.Core().V1().Namespaces(), 5*time.Minute, corev1.FinalizerKubernetes)
+	nc, err := namespace.New(c.Client, c.Metadata, c.Informers.Core().V1().Namespaces())
+	if err != nil {
+		return err
+	}
 	go nc.Run(ctx, 10) // kube-controller-manager's --concurrent-namespace-syncs
 	return nil
 }
@@ -183,24 +181,13 @@ func startNamespace(ctx context.Context, c *Context) error {
 const gcSyncPeriod = 10 * time.Second
 
 func startGarbageCollector(ctx context.Context, c *Context) error {
-	// kube-controller-manager's newGarbageCollectorController, with its defaults:
-	// --concurrent-gc-syncs 20, events ignored.
-	graphBuilder := garbagecollector.NewDependencyGraphBuilder(ctx, c.Metadata, c.RESTMapper,
-		garbagecollector.DefaultIgnoredResources(),
-		garbagecollector.NewInformerFactory(c.Informers, c.MetadataInformers), c.InformersStarted)
-	gc, err := garbagecollector.NewComposedGarbageCollector(ctx, c.Client, c.Metadata, c.RESTMapper, graphBuilder)
-	if err != nil {
-		return fmt.Errorf("creating the garbage collector: %w", err)
-	}
-	go gc.Run(ctx, 20, gcSyncPeriod)
-	go gc.Sync(ctx, c.Client.Discovery(), gcSyncPeriod)
+	gc := garbagecollector.New(c.Metadata, c.Client.Discovery(), c.RESTMapper)
+	go gc.Run(ctx, 20, gcSyncPeriod) // kube-controller-manager's --concurrent-gc-syncs
 	return nil
 }
 
 func startServiceAccount(ctx context.Context, c *Context) error {
-	sac, err := serviceaccount.NewServiceAccountsController(klog.FromContext(ctx),
-		c.Informers.Core().V1().ServiceAccounts(), c.Informers.Core().V1().Namespaces(),
-		c.Client, serviceaccount.DefaultServiceAccountsControllerOptions())
+	sac, err := serviceaccount.New(c.Client, c.Informers.Core().V1().Namespaces(), c.Informers.Core().V1().ServiceAccounts())
 	if err != nil {
 		return err
 	}
@@ -209,10 +196,7 @@ func startServiceAccount(ctx context.Context, c *Context) error {
 }
 
 func startRootCACertificatePublisher(ctx context.Context, c *Context) error {
-	if len(c.RootCA) == 0 {
-		return fmt.Errorf("no root CA to publish")
-	}
-	p, err := rootcacertpublisher.NewPublisher(c.Informers.Core().V1().ConfigMaps(), c.Informers.Core().V1().Namespaces(), c.Client, c.RootCA)
+	p, err := rootcacertpublisher.New(c.Client, c.RootCA, c.Informers.Core().V1().Namespaces(), c.Informers.Core().V1().ConfigMaps())
 	if err != nil {
 		return err
 	}
@@ -221,34 +205,59 @@ func startRootCACertificatePublisher(ctx context.Context, c *Context) error {
 }
 
 func startClusterRoleAggregation(ctx context.Context, c *Context) error {
-	crac := clusterroleaggregation.NewClusterRoleAggregation(c.Informers.Rbac().V1().ClusterRoles(), c.Client.RbacV1())
+	crac, err := clusterroleaggregation.New(c.Client.RbacV1(), c.Informers.Rbac().V1().ClusterRoles())
+	if err != nil {
+		return err
+	}
 	go crac.Run(ctx, 5)
 	return nil
 }
 
+// The workload controllers run kube-controller-manager's default number of workers
+// (--concurrent-deployment-syncs, --concurrent-replicaset-syncs, …: 5).
+
 func startDeployment(ctx context.Context, c *Context) error {
-	dc, err := deployment.NewDeploymentController(ctx, c.Informers.Apps().V1().Deployments(),
-		c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods(), c.Client)
+	dc, err := deployment.New(c.Client, c.Informers.Apps().V1().Deployments(), c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods())
 	if err != nil {
 		return err
 	}
-	go dc.Run(ctx, 5) // --concurrent-deployment-syncs
+	go dc.Run(ctx, 5)
 	return nil
 }
 
 func startReplicaSet(ctx context.Context, c *Context) error {
-	rsc := replicaset.NewReplicaSetController(ctx, c.Informers.Apps().V1().ReplicaSets(),
-		c.Informers.Core().V1().Pods(), c.Client, replicaset.BurstReplicas)
-	go rsc.Run(ctx, 5) // --concurrent-replicaset-syncs
+	rsc, err := replicaset.NewForReplicaSets(c.Client, c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods())
+	if err != nil {
+		return err
+	}
+	go rsc.Run(ctx, 5)
+	return nil
+}
+
+func startReplicationController(ctx context.Context, c *Context) error {
+	rcc, err := replicaset.NewForReplicationControllers(c.Client, c.Informers.Core().V1().ReplicationControllers(), c.Informers.Core().V1().Pods())
+	if err != nil {
+		return err
+	}
+	go rcc.Run(ctx, 5)
 	return nil
 }
 
 func startJob(ctx context.Context, c *Context) error {
-	jc, err := job.NewController(ctx, c.Client, c.Informers.Core().V1().Pods(), c.Informers.Batch().V1().Jobs())
+	jc, err := job.New(c.Client, c.Informers.Batch().V1().Jobs(), c.Informers.Core().V1().Pods())
 	if err != nil {
 		return err
 	}
-	go jc.Run(ctx, 5) // --concurrent-job-syncs
+	go jc.Run(ctx, 5)
+	return nil
+}
+
+func startTTLAfterFinished(ctx context.Context, c *Context) error {
+	tc, err := ttlafterfinished.New(c.Client, c.Informers.Batch().V1().Jobs())
+	if err != nil {
+		return err
+	}
+	go tc.Run(ctx, 5)
 	return nil
 }
 
@@ -267,7 +276,7 @@ func startScheduler(ctx context.Context, c *Context) error {
 }
 
 func startKubelets(ctx context.Context, c *Context) error {
-	sim, err := kubelet.New(kubelet.Config{Client: c.Client, Host: true, Nodes: c.Nodes, ServingCert: c.KubeletCert, ServingKey: c.KubeletKey})
+	sim, err := kubelet.New(kubelet.Config{Client: c.Client, Host: true, Nodes: c.Nodes, ServingCert: c.KubeletCert, ServingKey: c.KubeletKey, ClientCA: c.KubeletClientCA})
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,13 @@ package garbagecollector_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -39,14 +41,18 @@ func TestGarbageCollector(t *testing.T) {
 	// Background (the default): the owner goes at once, its dependents after it.
 	t.Run("Background", func(t *testing.T) {
 		owner := createConfigMap(t, cs, "bg-owner")
-		createConfigMap(t, cs, "bg-dependent", ownerRef(owner, false))
+		for i := range 3 {
+			createConfigMap(t, cs, fmt.Sprintf("bg-dependent-%d", i), ownerRef(owner, i == 0))
+		}
 		if err := cms.Delete(ctx, "bg-owner", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, "the dependent", func(ctx context.Context) error {
-			_, err := cms.Get(ctx, "bg-dependent", metav1.GetOptions{})
-			return err
-		})
+		for i := range 3 {
+			waitGone(t, "a dependent", func(ctx context.Context) error {
+				_, err := cms.Get(ctx, fmt.Sprintf("bg-dependent-%d", i), metav1.GetOptions{})
+				return err
+			})
+		}
 	})
 
 	// Foreground: the owner stays, with the foregroundDeletion finalizer, until its blocking
@@ -83,11 +89,43 @@ func TestGarbageCollector(t *testing.T) {
 		})
 	})
 
+	// Foreground through generations: a blocking dependent that has dependents of its own is
+	// itself deleted in the foreground, and the owner waits for the whole line.
+	t.Run("ForegroundGenerations", func(t *testing.T) {
+		owner := createConfigMap(t, cs, "gen-owner")
+		child := createConfigMap(t, cs, "gen-child", ownerRef(owner, true))
+		grandchild := createConfigMap(t, cs, "gen-grandchild", ownerRef(child, true))
+		grandchild.Finalizers = []string{"example.com/hold"}
+		if _, err := cms.Update(ctx, grandchild, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cms.Delete(ctx, "gen-owner", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)}); err != nil {
+			t.Fatal(err)
+		}
+		poll(t, "the grandchild deleted", func(ctx context.Context) (bool, error) {
+			d, err := cms.Get(ctx, "gen-grandchild", metav1.GetOptions{})
+			return err == nil && d.DeletionTimestamp != nil, err
+		})
+		for _, name := range []string{"gen-owner", "gen-child"} {
+			o, err := cms.Get(ctx, name, metav1.GetOptions{})
+			if err != nil || o.DeletionTimestamp == nil || !slices.Equal(o.Finalizers, []string{metav1.FinalizerDeleteDependents}) {
+				t.Fatalf("%s while the grandchild stays: %v, deleting %v, finalizers %v", name, err, o.DeletionTimestamp, o.Finalizers)
+			}
+		}
+		if _, err := cms.Patch(ctx, "gen-grandchild", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"gen-grandchild", "gen-child", "gen-owner"} {
+			waitGone(t, name, func(ctx context.Context) error { _, err := cms.Get(ctx, name, metav1.GetOptions{}); return err })
+		}
+	})
+
 	// Orphan: the dependents stay, without their reference to the owner.
 	t.Run("Orphan", func(t *testing.T) {
 		owner := createConfigMap(t, cs, "orphan-owner")
 		other := createConfigMap(t, cs, "orphan-other-owner")
 		createConfigMap(t, cs, "orphan-dependent", ownerRef(owner, true), ownerRef(other, false))
+		createConfigMap(t, cs, "orphan-only-child", ownerRef(owner, false))
 		if err := cms.Delete(ctx, "orphan-owner", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationOrphan)}); err != nil {
 			t.Fatal(err)
 		}
@@ -102,13 +140,73 @@ func TestGarbageCollector(t *testing.T) {
 		if len(d.OwnerReferences) != 1 || d.OwnerReferences[0].UID != other.UID {
 			t.Errorf("orphaned dependent's ownerReferences: %+v, want only the other owner", d.OwnerReferences)
 		}
+		if d, err := cms.Get(ctx, "orphan-only-child", metav1.GetOptions{}); err != nil || len(d.OwnerReferences) != 0 {
+			t.Errorf("the orphan without other owners: %v, ownerReferences %+v", err, d.OwnerReferences)
+		}
 	})
 
-	// A dependent whose owner never existed is collected.
+	// A dependent whose owner never existed is collected, and so is one whose owner's name
+	// now belongs to another object (another UID).
 	t.Run("DanglingOwner", func(t *testing.T) {
 		ghost := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ghost", Namespace: "gc", UID: "00000000-0000-0000-0000-000000000001"}}
 		createConfigMap(t, cs, "haunted", ownerRef(ghost, false))
-		waitGone(t, "the dependent of a missing owner", func(ctx context.Context) error { _, err := cms.Get(ctx, "haunted", metav1.GetOptions{}); return err })
+		impostor := createConfigMap(t, cs, "impostor")
+		impostor.UID = "00000000-0000-0000-0000-000000000002"
+		createConfigMap(t, cs, "misled", ownerRef(impostor, false))
+		for _, name := range []string{"haunted", "misled"} {
+			waitGone(t, name, func(ctx context.Context) error { _, err := cms.Get(ctx, name, metav1.GetOptions{}); return err })
+		}
+		if _, err := cms.Get(ctx, "impostor", metav1.GetOptions{}); err != nil {
+			t.Errorf("the object under the owner's name: %v", err)
+		}
+	})
+
+	// Owner references hold as kube resolves them: a namespaced owner is looked for in the
+	// dependent's namespace only, a cluster-scoped owner anywhere, and a cluster-scoped
+	// dependent cannot have a namespaced owner.
+	t.Run("Scopes", func(t *testing.T) {
+		owner := createConfigMap(t, cs, "scopes-owner")
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gc-elsewhere"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		elsewhere := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cross-namespace", OwnerReferences: []metav1.OwnerReference{ownerRef(owner, false)}}}
+		if _, err := cs.CoreV1().ConfigMaps("gc-elsewhere").Create(ctx, elsewhere, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		clusterDependent, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "gc-owned-by-a-configmap",
+			OwnerReferences: []metav1.OwnerReference{ownerRef(owner, false)}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, "the dependent in another namespace than its owner", func(ctx context.Context) error {
+			_, err := cs.CoreV1().ConfigMaps("gc-elsewhere").Get(ctx, "cross-namespace", metav1.GetOptions{})
+			return err
+		})
+		waitGone(t, "the cluster-scoped dependent of a namespaced owner", func(ctx context.Context) error {
+			_, err := cs.RbacV1().ClusterRoles().Get(ctx, clusterDependent.Name, metav1.GetOptions{})
+			return err
+		})
+
+		// A cluster-scoped owner of a namespaced dependent holds it (the ghost's reference is
+		// dropped, the ClusterRole's stays) until it is deleted.
+		clusterOwner, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "gc-owner"}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ghost := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ghost", UID: "00000000-0000-0000-0000-000000000003"}}
+		createConfigMap(t, cs, "owned-by-a-clusterrole", ownerRef(ghost, false),
+			metav1.OwnerReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: clusterOwner.Name, UID: clusterOwner.UID})
+		poll(t, "the ghost's reference dropped", func(ctx context.Context) (bool, error) {
+			d, err := cms.Get(ctx, "owned-by-a-clusterrole", metav1.GetOptions{})
+			return err == nil && len(d.OwnerReferences) == 1 && d.OwnerReferences[0].UID == clusterOwner.UID, err
+		})
+		if err := cs.RbacV1().ClusterRoles().Delete(ctx, clusterOwner.Name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, "the dependent of the deleted ClusterRole", func(ctx context.Context) error {
+			_, err := cms.Get(ctx, "owned-by-a-clusterrole", metav1.GetOptions{})
+			return err
+		})
 	})
 
 	// A dependent with one owner gone and one still there stays, without the dangling reference.

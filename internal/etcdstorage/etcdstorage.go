@@ -1,22 +1,18 @@
-// Package etcdstorage builds the etcd3 stores under every server of the chain (Core,
-// ApiExtensions, the Aggregator) on one etcd client per etcd cluster.
+// Package etcdstorage builds the etcd stores of every server of the chain (Core, ApiExtensions,
+// the Aggregator) on one etcd client per etcd cluster.
 //
 // It sits where k8s.io/apiserver's storage factory (storagebackend/factory) sits: below each
-// resource's registry and its watch cache, above etcd. The factory dials a new etcd client,
-// one gRPC connection, for every resource it is asked for (~50 in the chain, one more per
-// CRD; kubernetes/kubernetes#111622, still open). With the embedded etcd both ends of each of
-// those connections are in the chain's process: some 600 goroutines and ~10 MiB of buffers
-// for connections that carry the same requests one shared connection carries. Here every
-// store shares one client (its KV, Lease and connection) and keeps a watcher of its own, so
-// each watch cache still has its own gRPC watch stream, as upstream (one stream for all
-// watches becomes a bottleneck at scale: see the notes on milo-os/milo's shared client).
+// resource's registry and watch cache, above etcd. The factory dials a client, one gRPC
+// connection, for every resource (~50 in the chain, one more per CRD;
+// kubernetes/kubernetes#111622). With the embedded etcd both ends of each connection are in the
+// chain's process: some 600 goroutines and ~10 MiB of buffers carrying what one connection
+// carries. Here the stores of a Clients share its client of their cluster, with its KV and
+// Lease, and each store keeps a Watcher of its own, so that every watch cache still has its
+// own gRPC watch stream (one stream for all watches becomes a bottleneck at scale).
 //
-// The pieces are copies of upstream's with the client acquired here instead of dialled:
-// NewRawStorage of the factory's newETCD3Storage, StorageWithCacher of
-// k8s.io/apiserver/pkg/registry/generic/registry.StorageWithCacher. The watch cache (cacher)
-// on top is upstream's, unchanged. Left out of the copy: the gRPC client Prometheus metrics
-// (their collector is the factory's, unexported) and the egress dialer and tracing options,
-// which the chain does not configure.
+// The store (etcd3.New) and the watch cache (cacher) are k8s.io/apiserver's; this package only
+// hands them the shared client. Left out next to the factory: the gRPC client metrics, the
+// egress dialer and tracing, which the chain does not configure.
 package etcdstorage
 
 import (
@@ -26,20 +22,16 @@ import (
 	"sync"
 	"time"
 
-	"go.etcd.io/etcd/client/pkg/v3/logutil"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/kubernetes"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 	"google.golang.org/grpc/connectivity"
-
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericfeatures "k8s.io/apiserver/pkg/features"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/storage"
-	cacherstorage "k8s.io/apiserver/pkg/storage/cacher"
+	"k8s.io/apiserver/pkg/storage/cacher"
 	"k8s.io/apiserver/pkg/storage/etcd3"
 	etcdfeature "k8s.io/apiserver/pkg/storage/feature"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
@@ -49,259 +41,212 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// The factory's client settings (storagebackend/factory/etcd3.go).
-const (
-	keepaliveTime    = 30 * time.Second
-	keepaliveTimeout = 10 * time.Second
-	dialTimeout      = 20 * time.Second
-)
-
-// RESTOptionsGetter wraps a server's RESTOptionsGetter (what EtcdOptions.ApplyTo installs):
-// the same options, with the storage built on the shared client: with the watch cache when
-// cached (EtcdOptions.EnableWatchCache, on in kube-apiserver and in the chain), without it
-// otherwise.
-func RESTOptionsGetter(inner generic.RESTOptionsGetter, cached bool) generic.RESTOptionsGetter {
-	return getter{inner: inner, cached: cached}
+// Clients holds one client per etcd cluster for the stores built through it, and closes a
+// client with the last of its stores. A chain has one.
+type Clients struct {
+	mu        sync.Mutex
+	byCluster map[string]*cluster
 }
 
-type getter struct {
-	inner  generic.RESTOptionsGetter
-	cached bool
-}
-
-func (g getter) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
-	opts, err := g.inner.GetRESTOptions(resource, example)
-	if err != nil {
-		return opts, err
-	}
-	opts.Decorator = UndecoratedStorage
-	if g.cached {
-		opts.Decorator = StorageWithCacher()
-	}
-	return opts, nil
-}
-
-// UndecoratedStorage is generic.UndecoratedStorage on the shared client: a store without a
-// watch cache.
-func UndecoratedStorage(config *storagebackend.ConfigForResource, resourcePrefix string, _ func(obj runtime.Object) (string, error),
-	newFunc func() runtime.Object, newListFunc func() runtime.Object, _ storage.AttrFunc, _ storage.IndexerFuncs, _ *cache.Indexers,
-) (storage.Interface, factory.DestroyFunc, error) {
-	return NewRawStorage(config, newFunc, newListFunc, resourcePrefix)
-}
-
-// StorageWithCacher is genericregistry.StorageWithCacher on the shared client: the store
-// behind upstream's watch cache.
-func StorageWithCacher() generic.StorageDecorator {
-	return func(config *storagebackend.ConfigForResource, resourcePrefix string, keyFunc func(obj runtime.Object) (string, error),
-		newFunc func() runtime.Object, newListFunc func() runtime.Object, getAttrsFunc storage.AttrFunc,
-		triggerFuncs storage.IndexerFuncs, indexers *cache.Indexers,
-	) (storage.Interface, factory.DestroyFunc, error) {
-		s, destroyStore, err := NewRawStorage(config, newFunc, newListFunc, resourcePrefix)
-		if err != nil {
-			return nil, nil, err
-		}
-		cacher, err := cacherstorage.NewCacherFromConfig(cacherstorage.Config{
-			Storage:             s,
-			Versioner:           storage.APIObjectVersioner{},
-			GroupResource:       config.GroupResource,
-			EventsHistoryWindow: config.EventsHistoryWindow,
-			ResourcePrefix:      resourcePrefix,
-			KeyFunc:             keyFunc,
-			NewFunc:             newFunc,
-			NewListFunc:         newListFunc,
-			GetAttrsFunc:        getAttrsFunc,
-			IndexerFuncs:        triggerFuncs,
-			Indexers:            indexers,
-			Codec:               config.Codec,
-		})
-		if err != nil {
-			destroyStore()
-			return nil, nil, err
-		}
-		delegator := cacherstorage.NewCacheDelegator(cacher, s)
-		var once sync.Once
-		return delegator, func() {
-			once.Do(func() {
-				delegator.Stop()
-				cacher.Stop()
-				destroyStore()
-			})
-		}, nil
-	}
-}
-
-// NewRawStorage is generic.NewRawStorage (the factory's newETCD3Storage) on the shared client:
-// one etcd3 store, with a watcher of its own.
-func NewRawStorage(c *storagebackend.ConfigForResource, newFunc, newListFunc func() runtime.Object, resourcePrefix string) (storage.Interface, factory.DestroyFunc, error) {
-	if c.Type != storagebackend.StorageTypeUnset && c.Type != storagebackend.StorageTypeETCD3 {
-		return nil, nil, fmt.Errorf("unsupported storage type: %s", c.Type)
-	}
-	shared, err := acquire(c.Transport, c.CompactionInterval)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The store's own client: the shared connection, KV and Lease, and its own Watcher, so
-	// that its watches (and its progress requests) travel on a gRPC stream of their own.
-	own := clientv3.NewCtxClient(shared.client.Ctx())
-	own.KV, own.Lease, own.Maintenance = shared.client.KV, shared.client.Lease, shared.client.Maintenance
-	own.Watcher = clientv3.NewWatcher(shared.client.Client)
-	client := &kubernetes.Client{Client: own}
-	client.Kubernetes = client
-
-	transformer := c.Transformer
-	if transformer == nil {
-		transformer = identity.NewEncryptCheckTransformer()
-	}
-	versioner := storage.APIObjectVersioner{}
-	decoder := etcd3.NewDefaultDecoder(c.Codec, versioner)
-	unsafeDeletion := utilfeature.DefaultFeatureGate.Enabled(genericfeatures.AllowUnsafeMalformedObjectDeletion)
-	if unsafeDeletion {
-		transformer = etcd3.WithCorruptObjErrorHandlingTransformer(transformer)
-		decoder = etcd3.WithCorruptObjErrorHandlingDecoder(decoder)
-	}
-	store, err := etcd3.New(client, shared.compactor, c.Codec, newFunc, newListFunc, c.Prefix, resourcePrefix, c.GroupResource,
-		transformer, c.LeaseManagerConfig, decoder, versioner)
-	if err != nil {
-		own.Watcher.Close()
-		shared.release()
-		return nil, nil, err
-	}
-	var s storage.Interface = store
-	if unsafeDeletion {
-		s = etcd3.NewStoreWithUnsafeCorruptObjectDeletion(s, c.GroupResource)
-	}
-	var once sync.Once
-	// Storage destroy funcs are called more than once (subresources share them): once here.
-	return s, func() {
-		once.Do(func() {
-			store.Close()
-			own.Watcher.Close()
-			shared.release()
-		})
-	}, nil
-}
-
-// sharedClient is the client of one etcd cluster (one transport), with its compactor, counted
-// by the stores that use it and closed with the last.
-type sharedClient struct {
+// cluster is the client of one etcd cluster (one transport) and its compactor.
+type cluster struct {
 	key       string
 	client    *kubernetes.Client
 	compactor interface {
 		etcd3.Compactor
 		Stop()
 	}
-	refs int
+	stores int
 }
 
-var (
-	mu      sync.Mutex
-	clients = map[string]*sharedClient{}
-)
+// NewClients returns Clients without any client yet: the first store of a cluster dials it.
+func NewClients() *Clients {
+	return &Clients{byCluster: map[string]*cluster{}}
+}
 
-// acquire returns the shared client of the transport, dialling it on first use.
-func acquire(t storagebackend.TransportConfig, compactionInterval time.Duration) (*sharedClient, error) {
-	key := keyOf(t)
-	mu.Lock()
-	defer mu.Unlock()
-	if s, ok := clients[key]; ok {
-		s.refs++
-		return s, nil
+// RESTOptionsGetter wraps inner (what EtcdOptions.ApplyTo installs): the same options, with
+// stores on c's clients, behind a watch cache when cached (kube-apiserver's
+// --watch-cache, on in the chain).
+func (c *Clients) RESTOptionsGetter(inner generic.RESTOptionsGetter, cached bool) generic.RESTOptionsGetter {
+	return optionsGetter{inner, c, cached}
+}
+
+// Uncached is getter (one of RESTOptionsGetter's) giving stores without a watch cache: for
+// stores beside a resource's main one.
+func Uncached(getter generic.RESTOptionsGetter) generic.RESTOptionsGetter {
+	if g, ok := getter.(optionsGetter); ok {
+		g.cached = false
+		return g
 	}
-	client, err := newClient(t)
+	return optionsGetter{inner: getter} // not on shared clients: the factory's own
+}
+
+type optionsGetter struct {
+	inner   generic.RESTOptionsGetter
+	clients *Clients
+	cached  bool
+}
+
+func (g optionsGetter) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
+	opts, err := g.inner.GetRESTOptions(resource, example)
+	switch {
+	case err != nil:
+	case g.clients == nil:
+		opts.Decorator = generic.UndecoratedStorage
+	default:
+		opts.Decorator = g.clients.decorator(g.cached)
+	}
+	return opts, err
+}
+
+// decorator builds a resource's store (generic.StorageDecorator), with its watch cache if cached.
+func (c *Clients) decorator(cached bool) generic.StorageDecorator {
+	return func(config *storagebackend.ConfigForResource, resourcePrefix string, keyFunc func(runtime.Object) (string, error),
+		newFunc, newListFunc func() runtime.Object, attrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers,
+	) (storage.Interface, factory.DestroyFunc, error) {
+		store, destroyStore, err := c.NewStore(config, newFunc, newListFunc, resourcePrefix)
+		if err != nil || !cached {
+			return store, destroyStore, err
+		}
+		watchCache, err := cacher.NewCacherFromConfig(cacher.Config{
+			Storage: store, Versioner: storage.APIObjectVersioner{}, GroupResource: config.GroupResource,
+			EventsHistoryWindow: config.EventsHistoryWindow, ResourcePrefix: resourcePrefix, KeyFunc: keyFunc,
+			NewFunc: newFunc, NewListFunc: newListFunc, GetAttrsFunc: attrs, IndexerFuncs: triggers, Indexers: indexers,
+			Codec: config.Codec,
+		})
+		if err != nil {
+			destroyStore()
+			return nil, nil, fmt.Errorf("watch cache of %s: %w", config.GroupResource, err)
+		}
+		delegator := cacher.NewCacheDelegator(watchCache, store)
+		return delegator, once(func() {
+			delegator.Stop()
+			watchCache.Stop()
+			destroyStore()
+		}), nil
+	}
+}
+
+// NewStore builds one resource's etcd3 store on the client of its cluster, with a Watcher of
+// its own.
+func (c *Clients) NewStore(config *storagebackend.ConfigForResource, newFunc, newListFunc func() runtime.Object, resourcePrefix string) (storage.Interface, factory.DestroyFunc, error) {
+	if t := config.Type; t != storagebackend.StorageTypeUnset && t != storagebackend.StorageTypeETCD3 {
+		return nil, nil, fmt.Errorf("unsupported storage type: %s", t)
+	}
+	cl, err := c.acquire(config.Transport, config.CompactionInterval)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	own := clientv3.NewCtxClient(cl.client.Ctx())
+	own.KV, own.Lease, own.Maintenance = cl.client.KV, cl.client.Lease, cl.client.Maintenance
+	own.Watcher = clientv3.NewWatcher(cl.client.Client)
+	client := &kubernetes.Client{Client: own}
+	client.Kubernetes = client
+
+	transformer := config.Transformer
+	if transformer == nil {
+		transformer = identity.NewEncryptCheckTransformer()
+	}
+	versioner := storage.APIObjectVersioner{}
+	decoder := etcd3.NewDefaultDecoder(config.Codec, versioner)
+	// With this (alpha) gate, an object that no longer decodes can be deleted.
+	unsafeDelete := utilfeature.DefaultFeatureGate.Enabled(genericfeatures.AllowUnsafeMalformedObjectDeletion)
+	if unsafeDelete {
+		transformer = etcd3.WithCorruptObjErrorHandlingTransformer(transformer)
+		decoder = etcd3.WithCorruptObjErrorHandlingDecoder(decoder)
+	}
+	store, err := etcd3.New(client, cl.compactor, config.Codec, newFunc, newListFunc, config.Prefix, resourcePrefix,
+		config.GroupResource, transformer, config.LeaseManagerConfig, decoder, versioner)
+	if err != nil {
+		own.Watcher.Close()
+		c.release(cl)
+		return nil, nil, fmt.Errorf("etcd store of %s: %w", config.GroupResource, err)
+	}
+	var s storage.Interface = store
+	if unsafeDelete {
+		s = etcd3.NewStoreWithUnsafeCorruptObjectDeletion(s, config.GroupResource)
+	}
+	// The destroy func of a resource is also its subresources': it runs more than once.
+	return s, once(func() {
+		store.Close()
+		own.Watcher.Close()
+		c.release(cl)
+	}), nil
+}
+
+func once(f func()) func() {
+	var o sync.Once
+	return func() { o.Do(f) }
+}
+
+// acquire returns the client of t's cluster, dialing it for the cluster's first store.
+func (c *Clients) acquire(t storagebackend.TransportConfig, compactionInterval time.Duration) (*cluster, error) {
+	key := strings.Join([]string{strings.Join(t.ServerList, ","), t.CertFile, t.KeyFile, t.TrustedCAFile}, "|")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cl, ok := c.byCluster[key]; ok {
+		cl.stores++
+		return cl, nil
+	}
+	client, err := dial(t)
+	if err != nil {
+		return nil, fmt.Errorf("etcd client for %v: %w", t.ServerList, err)
 	}
 	client.KV = etcd3.NewETCDLatencyTracker(client.KV)
-	s := &sharedClient{key: key, client: client, refs: 1}
-	// kube-apiserver compacts etcd itself, one compactor per etcd (as the factory's
-	// startCompactorOnce); 0 turns compaction off.
+	cl := &cluster{key: key, client: client, stores: 1}
+	// kube-apiserver compacts etcd's history itself, every 5 minutes by default; 0 is never.
 	if compactionInterval > 0 {
-		s.compactor = etcd3.StartCompactorPerEndpoint(client.Client, compactionInterval)
+		cl.compactor = etcd3.StartCompactorPerEndpoint(client.Client, compactionInterval)
 	}
-	// Whether etcd can answer progress requests, which consistent reads from the watch
-	// cache need; etcd3.New asks its client, whose endpoints the stores' own clients lack.
+	// Consistent reads from the watch cache need progress notifications: ask etcd once, on the
+	// client that has its endpoints (the stores' own clients do not).
 	etcdfeature.DefaultFeatureSupportChecker.CheckClient(client.Ctx(), client, storage.RequestWatchProgress)
-	clients[key] = s
-	return s, nil
+	c.byCluster[key] = cl
+	return cl, nil
 }
 
-// keyOf says which etcd cluster, reached how: what makes two transports share a client.
-func keyOf(t storagebackend.TransportConfig) string {
-	return strings.Join(t.ServerList, ",") + "|" + t.CertFile + "|" + t.KeyFile + "|" + t.TrustedCAFile
-}
-
-func (s *sharedClient) release() {
-	mu.Lock()
-	defer mu.Unlock()
-	if s.refs--; s.refs > 0 {
+func (c *Clients) release(cl *cluster) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cl.stores--; cl.stores > 0 {
 		return
 	}
-	if s.compactor != nil {
-		s.compactor.Stop()
+	if cl.compactor != nil {
+		cl.compactor.Stop()
 	}
-	_ = s.client.Close()
-	delete(clients, s.key)
+	_ = cl.client.Close()
+	delete(c.byCluster, cl.key)
 }
 
-var (
-	loggerOnce sync.Once
-	logger     *zap.Logger
-)
-
-// newClient is the factory's newETCD3Client: the same TLS, timeouts and keepalives, waiting
-// until the connection is ready.
-func newClient(t storagebackend.TransportConfig) (*kubernetes.Client, error) {
-	tlsInfo := transport.TLSInfo{CertFile: t.CertFile, KeyFile: t.KeyFile, TrustedCAFile: t.TrustedCAFile}
-	tlsConfig, err := tlsInfo.ClientConfig()
-	if err != nil {
-		return nil, err
-	}
-	if t.CertFile == "" && t.KeyFile == "" && t.TrustedCAFile == "" {
-		tlsConfig = nil // the client reads a nil TLS config as plain http
-	}
-	loggerOnce.Do(func() {
-		l, err := logutil.CreateDefaultZapLogger(zapcore.InfoLevel)
-		if err != nil {
-			l = zap.NewNop()
-		}
-		logger = l.Named("etcd-client")
-	})
-	client, err := kubernetes.New(clientv3.Config{
+// dial connects to the cluster with kube-apiserver's timeouts and keepalives, and waits (20 s
+// at most) for the connection, so that an unreachable etcd fails the start.
+func dial(t storagebackend.TransportConfig) (*kubernetes.Client, error) {
+	cfg := clientv3.Config{
 		Endpoints:            t.ServerList,
-		TLS:                  tlsConfig,
-		DialTimeout:          dialTimeout,
-		DialKeepAliveTime:    keepaliveTime,
-		DialKeepAliveTimeout: keepaliveTimeout,
-		Logger:               logger,
-	})
+		DialTimeout:          20 * time.Second,
+		DialKeepAliveTime:    30 * time.Second,
+		DialKeepAliveTimeout: 10 * time.Second,
+	}
+	if t.CertFile != "" || t.KeyFile != "" || t.TrustedCAFile != "" {
+		tlsConfig, err := (&transport.TLSInfo{CertFile: t.CertFile, KeyFile: t.KeyFile, TrustedCAFile: t.TrustedCAFile}).ClientConfig()
+		if err != nil {
+			return nil, err
+		}
+		cfg.TLS = tlsConfig
+	}
+	client, err := kubernetes.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := waitReady(client); err != nil {
-		_ = client.Close()
-		return nil, err
-	}
-	return client, nil
-}
-
-// waitReady waits for the client's connection as the factory's blockUntilReady does.
-func waitReady(client *kubernetes.Client) error {
-	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.DialTimeout)
 	defer cancel()
 	conn := client.ActiveConnection()
-	if conn == nil {
-		return fmt.Errorf("no grpc connection")
-	}
-	for {
-		state := conn.GetState()
-		if state == connectivity.Ready {
-			return nil
-		}
-		if state == connectivity.Idle {
-			conn.Connect()
-		}
+	for state := conn.GetState(); state != connectivity.Ready; state = conn.GetState() {
+		conn.Connect() // leaves idle; does nothing otherwise
 		if !conn.WaitForStateChange(ctx, state) {
-			return fmt.Errorf("etcd grpc connection not ready: %w", ctx.Err())
+			_ = client.Close()
+			return nil, fmt.Errorf("etcd grpc connection not ready: %w", ctx.Err())
 		}
 	}
+	return client, nil
 }

@@ -39,24 +39,26 @@ func TestStoresShareOneClient(t *testing.T) {
 	newFunc := func() runtime.Object { return &corev1.ConfigMap{} }
 	newListFunc := func() runtime.Object { return &corev1.ConfigMapList{} }
 
-	writer, destroyWriter, err := NewRawStorage(configMaps, newFunc, newListFunc, "/configmaps")
+	clients := NewClients()
+	writer, destroyWriter, err := clients.NewStore(configMaps, newFunc, newListFunc, "/configmaps")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader, destroyReader, err := NewRawStorage(configMaps, newFunc, newListFunc, "/configmaps")
+	reader, destroyReader, err := clients.NewStore(configMaps, newFunc, newListFunc, "/configmaps")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	if len(clients) != 1 {
-		t.Errorf("%d shared clients for one etcd, want 1", len(clients))
+	clients.mu.Lock()
+	if len(clients.byCluster) != 1 {
+		t.Errorf("%d clients for one etcd, want 1", len(clients.byCluster))
 	}
-	for _, c := range clients {
-		if c.refs != 2 {
-			t.Errorf("shared client has %d users, want 2", c.refs)
+	var shared *cluster
+	for _, cl := range clients.byCluster {
+		if shared = cl; cl.stores != 2 {
+			t.Errorf("the client has %d stores, want 2", cl.stores)
 		}
 	}
-	mu.Unlock()
+	clients.mu.Unlock()
 
 	w, err := reader.Watch(ctx, "/configmaps/default/", storage.ListOptions{ResourceVersion: "0", Predicate: storage.Everything, Recursive: true})
 	if err != nil {
@@ -83,18 +85,17 @@ func TestStoresShareOneClient(t *testing.T) {
 		t.Fatal("the watch of the second store saw nothing of the first's write")
 	}
 
-	shared := clients[keyOf(config.Transport)]
 	destroyWriter()
 	destroyWriter() // destroy funcs run more than once upstream; only the first counts
 	if err := reader.Get(ctx, "/configmaps/default/a", storage.GetOptions{}, got); err != nil {
 		t.Errorf("the second store after the first is gone: %v", err)
 	}
 	destroyReader()
-	mu.Lock()
-	left := len(clients)
-	mu.Unlock()
+	clients.mu.Lock()
+	left := len(clients.byCluster)
+	clients.mu.Unlock()
 	if left != 0 {
-		t.Errorf("%d shared clients left after the last store, want 0", left)
+		t.Errorf("%d clients left after the last store, want 0", left)
 	}
 	if shared.client.Ctx().Err() == nil {
 		t.Error("the shared client is still open after the last store")

@@ -24,8 +24,6 @@ import (
 	apiregistrationv1beta1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1beta1"
 	aggregatorapiserver "k8s.io/kube-aggregator/pkg/apiserver"
 	aggregatorscheme "k8s.io/kube-aggregator/pkg/apiserver/scheme"
-
-	"github.com/apichain/apichain/internal/etcdstorage"
 )
 
 // Config is the Aggregator's configuration.
@@ -58,7 +56,6 @@ func NewConfig(shared server.Config, sharedInformers informers.SharedInformerFac
 	if err := etcd.ApplyTo(&generic); err != nil {
 		return nil, err
 	}
-	generic.RESTOptionsGetter = etcdstorage.RESTOptionsGetter(generic.RESTOptionsGetter, etcd.EnableWatchCache)
 	return &Config{&aggregatorapiserver.Config{
 		GenericConfig: &server.RecommendedConfig{Config: generic, SharedInformerFactory: sharedInformers},
 		ExtraConfig: aggregatorapiserver.ExtraConfig{

@@ -45,7 +45,7 @@ func (c CompletedConfig) New(delegate server.DelegationTarget, crds crdinformers
 	}
 
 	err = s.GenericAPIServer.AddPostStartHook("start-aggregator-autoregistration", func(ctx server.PostStartHookContext) error {
-		go crdReg.Run(ctx, 5)
+		go crdReg.Run(ctx)
 		go func() {
 			// Let the CRDs present at start be registered first, so that the autoregister
 			// controller's first pass does not delete their APIServices.

@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"crypto"
 	"fmt"
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
@@ -53,7 +54,7 @@ type authentication struct {
 	// serviceAccountKeys verify service account tokens (sa.pub, as --service-account-key-file);
 	// serviceAccountTokens signs them (sa.key, as --service-account-signing-key-file) for
 	// Core's serviceaccounts/token.
-	serviceAccountKeys   []serviceaccount.PublicKey
+	serviceAccountKeys   []crypto.PublicKey
 	serviceAccountTokens serviceaccount.TokenGenerator
 }
 
@@ -82,7 +83,7 @@ func newAuthentication(o CompletedOptions, files pki.Files) (*authentication, er
 	if err != nil {
 		return nil, fmt.Errorf("service account signing key: %w", err)
 	}
-	tokens, err := serviceaccount.JWTTokenGenerator(serviceaccount.DefaultIssuer, signingKey)
+	tokens, err := serviceaccount.NewSigner(serviceaccount.DefaultIssuer, signingKey)
 	if err != nil {
 		return nil, fmt.Errorf("service account token generator: %w", err)
 	}
@@ -137,10 +138,15 @@ func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers inf
 		}
 		tokenAuthenticators = append(tokenAuthenticators, authenticator.WrapAudienceAgnosticToken(apiAudiences, tokenAuth))
 	}
-	coreInformers := sharedInformers.Core().V1()
-	getter := serviceaccount.NewGetterFromClient(client, coreInformers.Secrets().Lister(), coreInformers.ServiceAccounts().Lister(), coreInformers.Pods().Lister(), coreInformers.Nodes().Lister())
-	tokenAuthenticators = append(tokenAuthenticators, serviceaccount.JWTTokenAuthenticator(
-		[]string{serviceaccount.DefaultIssuer}, a.serviceAccountKeys, apiAudiences, serviceaccount.NewValidator(getter)))
+	lookup, err := serviceaccount.InformerLookup(client, sharedInformers)
+	if err != nil {
+		return fmt.Errorf("service account tokens: %w", err)
+	}
+	serviceAccountTokens, err := serviceaccount.NewAuthenticator(serviceaccount.DefaultIssuer, a.serviceAccountKeys, apiAudiences, lookup)
+	if err != nil {
+		return fmt.Errorf("service account tokens: %w", err)
+	}
+	tokenAuthenticators = append(tokenAuthenticators, serviceAccountTokens)
 	tokenAuth := tokenunion.New(tokenAuthenticators...)
 
 	rh := a.requestHeader

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericfilters "k8s.io/apiserver/pkg/server/filters"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
@@ -24,6 +25,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/apichain/apichain/internal/etcdstorage"
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/internal/version"
 	"github.com/apichain/apichain/servers/aggregator"
@@ -150,11 +152,16 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	if err != nil {
 		return nil, fmt.Errorf("aggregator config: %w", err)
 	}
-	// Every store of every server answers etcd's errors as Statuses (storageerrors.go).
-	coreConfig.Generic.RESTOptionsGetter = storageErrorsAsStatus(coreConfig.Generic.RESTOptionsGetter)
-	extensionsConfig.GenericConfig.RESTOptionsGetter = storageErrorsAsStatus(extensionsConfig.GenericConfig.RESTOptionsGetter)
-	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = storageErrorsAsStatus(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter)
-	aggregatorConfig.GenericConfig.RESTOptionsGetter = storageErrorsAsStatus(aggregatorConfig.GenericConfig.RESTOptionsGetter)
+	// Every store of the three servers on one etcd client per etcd cluster (internal/etcdstorage),
+	// answering etcd's errors as Statuses (storageerrors.go).
+	clients := etcdstorage.NewClients()
+	stores := func(g genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
+		return storageErrorsAsStatus(clients.RESTOptionsGetter(g, etcd.EnableWatchCache))
+	}
+	coreConfig.Generic.RESTOptionsGetter = stores(coreConfig.Generic.RESTOptionsGetter)
+	extensionsConfig.GenericConfig.RESTOptionsGetter = stores(extensionsConfig.GenericConfig.RESTOptionsGetter)
+	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = stores(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter)
+	aggregatorConfig.GenericConfig.RESTOptionsGetter = stores(aggregatorConfig.GenericConfig.RESTOptionsGetter)
 	return &Config{Options: o, PKI: files, Informers: sharedInformers, label: label,
 		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
 }
@@ -223,7 +230,7 @@ func etcdOptions(servers []string, o CompletedOptions) *genericoptions.EtcdOptio
 // are dialed on loopback), as kube-apiserver wires them in pkg/controlplane/apiserver/admission.
 func applyAdmission(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface, serviceResolver webhook.ServiceResolver) error {
 	opts := genericoptions.NewAdmissionOptions()
-	chainadmission.Register(opts.Plugins)
+	chainadmission.Register(opts.Plugins, sharedInformers)
 	opts.RecommendedPluginOrder = chainadmission.OrderedPlugins
 	dyn, err := dynamic.NewForConfig(c.LoopbackClientConfig)
 	if err != nil {

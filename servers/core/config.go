@@ -33,7 +33,6 @@ import (
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	"k8s.io/client-go/informers"
 
-	"github.com/apichain/apichain/internal/etcdstorage"
 	"github.com/apichain/apichain/internal/serviceaccount"
 )
 
@@ -117,7 +116,6 @@ func NewConfig(shared genericapiserver.Config, sharedInformers informers.SharedI
 	if err := etcd.ApplyWithStorageFactoryTo(factory, &generic); err != nil {
 		return nil, fmt.Errorf("core storage: %w", err)
 	}
-	generic.RESTOptionsGetter = etcdstorage.RESTOptionsGetter(generic.RESTOptionsGetter, etcd.EnableWatchCache)
 	extra.scheme, extra.codecs = scheme, codecs
 	return &Config{
 		Generic: &genericapiserver.RecommendedConfig{Config: generic, SharedInformerFactory: sharedInformers},

@@ -22,10 +22,12 @@ import (
 	"github.com/apichain/apichain/servers/core/registry/rbac"
 	"github.com/apichain/apichain/servers/core/registry/scheduling"
 	"github.com/apichain/apichain/servers/core/registry/storage"
+	"github.com/apichain/apichain/servers/core/validation/declarative"
 )
 
 // NewScheme returns the Core server's scheme: every group it serves, with kube-apiserver's
-// defaulting and field selectors. Each call builds a new one; nothing is registered globally.
+// defaulting, field selectors and generated declarative validation. Each call builds a new one;
+// nothing is registered globally.
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	AddMetaTypes(scheme)
@@ -47,6 +49,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		scheduling.Group().AddToScheme,
 		events.Group().AddToScheme,
 		defaults.RegisterDefaults,
+		declarative.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
 			return nil, err

@@ -21,8 +21,6 @@ import (
 	"k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/client-go/informers"
-
-	"github.com/apichain/apichain/internal/etcdstorage"
 )
 
 // Config is the ApiExtensions server's configuration.
@@ -45,12 +43,11 @@ func NewConfig(shared server.Config, sharedInformers informers.SharedInformerFac
 	if err := etcd.ApplyTo(&generic); err != nil {
 		return nil, err
 	}
-	generic.RESTOptionsGetter = etcdstorage.RESTOptionsGetter(generic.RESTOptionsGetter, etcd.EnableWatchCache)
 	crds := apiextensionsoptions.NewCRDRESTOptionsGetter(etcd, generic.ResourceTransformers, generic.StorageObjectCountTracker)
 	return &Config{&apiextensionsapiserver.Config{
 		GenericConfig: &server.RecommendedConfig{Config: generic, SharedInformerFactory: sharedInformers},
 		ExtraConfig: apiextensionsapiserver.ExtraConfig{
-			CRDRESTOptionsGetter: etcdstorage.RESTOptionsGetter(crds, etcd.EnableWatchCache),
+			CRDRESTOptionsGetter: crds,
 			// More than one makes every CRD wait 5 s before it is Established (an HA safety margin).
 			MasterCount: 1,
 		},

@@ -8,8 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 )
 
 // attrs builds the admission attributes of a request on resource in group, as the apiserver
@@ -20,8 +19,13 @@ func attrs(obj, old runtime.Object, gr schema.GroupResource, kind, namespace, na
 		namespace, name, gvr, subresource, op, nil, false, u)
 }
 
-func newInformers() informers.SharedInformerFactory {
-	return informers.NewSharedInformerFactory(fake.NewSimpleClientset(), 0)
+// indexer holds objs, for the listers the plugins read.
+func indexer[T runtime.Object](objs ...T) cache.Indexer {
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for _, o := range objs {
+		_ = idx.Add(o)
+	}
+	return idx
 }
 
 func admit(t *testing.T, p admission.MutationInterface, a admission.Attributes) error {

@@ -10,13 +10,11 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/initializer"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	"k8s.io/client-go/informers"
 	networkingv1listers "k8s.io/client-go/listers/networking/v1"
 
 	"github.com/apichain/apichain/servers/core/validation"
@@ -25,36 +23,18 @@ import (
 // DefaultIngressClassPluginName is kube's name for the ingress class plugin.
 const DefaultIngressClassPluginName = "DefaultIngressClass"
 
-// DefaultIngressClass gives a new Ingress without a class the default IngressClass (kubernetes
-// plugin/pkg/admission/network/defaultingressclass/admission.go).
+// DefaultIngressClass gives a new Ingress without a class the default IngressClass, as
+// kube-apiserver's plugin of that name does.
 type DefaultIngressClass struct {
 	*admission.Handler
-	lister networkingv1listers.IngressClassLister
+	classes networkingv1listers.IngressClassLister
 }
 
-var (
-	_ admission.MutationInterface                  = &DefaultIngressClass{}
-	_ initializer.WantsExternalKubeInformerFactory = &DefaultIngressClass{}
-)
+var _ admission.MutationInterface = &DefaultIngressClass{}
 
-// NewDefaultIngressClass creates the plugin.
-func NewDefaultIngressClass() *DefaultIngressClass {
-	return &DefaultIngressClass{Handler: admission.NewHandler(admission.Create)}
-}
-
-// SetExternalKubeInformerFactory implements initializer.WantsExternalKubeInformerFactory.
-func (p *DefaultIngressClass) SetExternalKubeInformerFactory(f informers.SharedInformerFactory) {
-	informer := f.Networking().V1().IngressClasses()
-	p.lister = informer.Lister()
-	p.SetReadyFunc(informer.Informer().HasSynced)
-}
-
-// ValidateInitialization implements admission.InitializationValidator.
-func (p *DefaultIngressClass) ValidateInitialization() error {
-	if p.lister == nil {
-		return fmt.Errorf("missing lister")
-	}
-	return nil
+// NewDefaultIngressClass returns the plugin, reading IngressClasses from classes.
+func NewDefaultIngressClass(classes networkingv1listers.IngressClassLister) *DefaultIngressClass {
+	return &DefaultIngressClass{Handler: admission.NewHandler(admission.Create), classes: classes}
 }
 
 // Admit sets spec.ingressClassName when neither it nor the legacy annotation is set.
@@ -72,7 +52,7 @@ func (p *DefaultIngressClass) Admit(ctx context.Context, a admission.Attributes,
 	if _, ok := ingress.Annotations["kubernetes.io/ingress.class"]; ok {
 		return nil
 	}
-	list, err := p.lister.List(labels.Everything())
+	list, err := p.classes.List(labels.Everything())
 	if err != nil {
 		return admission.NewForbidden(a, err)
 	}
@@ -82,7 +62,7 @@ func (p *DefaultIngressClass) Admit(ctx context.Context, a admission.Attributes,
 			defaults = append(defaults, class)
 		}
 	}
-	if def := newest(defaults, func(c *networkingv1.IngressClass) metav1.ObjectMeta { return c.ObjectMeta }); def != nil {
+	if def := newest(defaults); def != nil {
 		ingress.Spec.IngressClassName = &def.Name
 	}
 	return nil

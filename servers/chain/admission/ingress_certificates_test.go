@@ -1,9 +1,5 @@
 package admission
 
-// Ported from kubernetes v1.37.2 plugin/pkg/admission/network/defaultingressclass/admission_test.go
-// and plugin/pkg/admission/certificates/{approval,signing,subjectrestriction}/admission_test.go,
-// on the v1 types.
-
 import (
 	"context"
 	"crypto/ecdsa"
@@ -22,6 +18,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	networkingv1listers "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -52,12 +49,7 @@ func TestDefaultIngressClass(t *testing.T) {
 			&networkingv1.Ingress{}, ptr.To("default2")},
 	}
 	for _, tc := range cases {
-		p := NewDefaultIngressClass()
-		f := newInformers()
-		p.SetExternalKubeInformerFactory(f)
-		for _, c := range tc.classes {
-			_ = f.Networking().V1().IngressClasses().Informer().GetStore().Add(c)
-		}
+		p := NewDefaultIngressClass(networkingv1listers.NewIngressClassLister(indexer(tc.classes...)))
 		if err := admit(t, p, attrs(tc.ingress, nil, networkingv1.Resource("ingresses"), "Ingress", "ns", "ing", "", admission.Create, nil)); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -15,6 +15,8 @@ import (
 	validatingwebhook "k8s.io/apiserver/pkg/admission/plugin/webhook/validating"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/util/webhook"
+	"k8s.io/client-go/informers"
+	storagev1listers "k8s.io/client-go/listers/storage/v1"
 )
 
 // OrderedPlugins is kube-apiserver's plugin order (kubernetes
@@ -44,25 +46,33 @@ var OrderedPlugins = []string{
 	validatingwebhook.PluginName,         // ValidatingAdmissionWebhook
 }
 
-// Register registers the chain's ports of kube's plugins and its own NumericResourceVersion.
-// k8s.io/apiserver's own (NamespaceLifecycle, the policies and the webhooks) are registered by
-// genericoptions.NewAdmissionOptions.
-func Register(plugins *admission.Plugins) {
+// Register registers the chain's plugins (k8s.io/apiserver's own, NamespaceLifecycle, the
+// policies and the webhooks, come with genericoptions.NewAdmissionOptions). Those that read
+// the cluster read it from informers of factory, which they ask for when they are built.
+func Register(plugins *admission.Plugins, factory informers.SharedInformerFactory) {
+	storageClasses := func() storagev1listers.StorageClassLister { return factory.Storage().V1().StorageClasses().Lister() }
 	for name, plugin := range map[string]func() admission.Interface{
 		NumericResourceVersionPluginName:        func() admission.Interface { return NewNumericResourceVersion() },
 		TaintNodesByConditionPluginName:         func() admission.Interface { return NewTaintNodesByCondition() },
-		PriorityPluginName:                      func() admission.Interface { return NewPriority() },
+		PriorityPluginName:                      func() admission.Interface { return NewPriority(factory.Scheduling().V1().PriorityClasses().Lister()) },
 		DefaultTolerationSecondsPluginName:      func() admission.Interface { return NewDefaultTolerationSeconds() },
-		DefaultStorageClassPluginName:           func() admission.Interface { return NewDefaultStorageClass() },
+		DefaultStorageClassPluginName:           func() admission.Interface { return NewDefaultStorageClass(storageClasses()) },
 		StorageObjectInUseProtectionPluginName:  func() admission.Interface { return NewStorageObjectInUseProtection() },
-		PersistentVolumeClaimResizePluginName:   func() admission.Interface { return NewPersistentVolumeClaimResize() },
+		PersistentVolumeClaimResizePluginName:   func() admission.Interface { return NewPersistentVolumeClaimResize(storageClasses()) },
 		CertificateApprovalPluginName:           func() admission.Interface { return NewCertificateApproval() },
 		CertificateSigningPluginName:            func() admission.Interface { return NewCertificateSigning() },
 		CertificateSubjectRestrictionPluginName: func() admission.Interface { return NewCertificateSubjectRestriction() },
-		DefaultIngressClassPluginName:           func() admission.Interface { return NewDefaultIngressClass() },
+		DefaultIngressClassPluginName: func() admission.Interface {
+			return NewDefaultIngressClass(factory.Networking().V1().IngressClasses().Lister())
+		},
 	} {
 		plugins.Register(name, func(io.Reader) (admission.Interface, error) { return plugin(), nil })
 	}
+}
+
+// isResource: the request is about resource itself, not one of its subresources.
+func isResource(a admission.Attributes, resource schema.GroupResource) bool {
+	return a.GetResource().GroupResource() == resource && a.GetSubresource() == ""
 }
 
 // Initializers are what kube-apiserver adds to the generic plugin initializer

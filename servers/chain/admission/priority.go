@@ -9,169 +9,141 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/admission/initializer"
-	"k8s.io/client-go/informers"
 	schedulingv1listers "k8s.io/client-go/listers/scheduling/v1"
 )
 
-// PriorityPluginName is kube's name for the priority plugin.
+// PriorityPluginName is kube-apiserver's name for the plugin.
 const PriorityPluginName = "Priority"
 
-// Priority resolves a new pod's priorityClassName (or the global default class) into
-// spec.priority and spec.preemptionPolicy, rejects unknown classes, and keeps a second
-// PriorityClass from being marked globalDefault (kubernetes
-// plugin/pkg/admission/priority/admission.go; PodGroups are not served by the chain).
+// Priority turns a new pod's priorityClassName (none: the cluster's default class) into its
+// spec.priority and spec.preemptionPolicy, which a user may not set to anything else, and
+// keeps a second PriorityClass from becoming the global default: kube-apiserver's Priority
+// plugin, without the PodGroups the chain does not serve.
 type Priority struct {
 	*admission.Handler
-	lister schedulingv1listers.PriorityClassLister
+	classes schedulingv1listers.PriorityClassLister
 }
 
 var (
-	_ admission.MutationInterface                  = &Priority{}
-	_ admission.ValidationInterface                = &Priority{}
-	_ initializer.WantsExternalKubeInformerFactory = &Priority{}
+	_ admission.MutationInterface   = &Priority{}
+	_ admission.ValidationInterface = &Priority{}
 )
 
-// NewPriority creates the plugin.
-func NewPriority() *Priority {
-	return &Priority{Handler: admission.NewHandler(admission.Create, admission.Update, admission.Delete)}
+// NewPriority returns the plugin, reading PriorityClasses from classes.
+func NewPriority(classes schedulingv1listers.PriorityClassLister) *Priority {
+	return &Priority{Handler: admission.NewHandler(admission.Create, admission.Update), classes: classes}
 }
 
-// SetExternalKubeInformerFactory implements initializer.WantsExternalKubeInformerFactory.
-func (p *Priority) SetExternalKubeInformerFactory(f informers.SharedInformerFactory) {
-	informer := f.Scheduling().V1().PriorityClasses()
-	p.lister = informer.Lister()
-	p.SetReadyFunc(informer.Informer().HasSynced)
-}
-
-// ValidateInitialization implements admission.InitializationValidator.
-func (p *Priority) ValidateInitialization() error {
-	if p.lister == nil {
-		return fmt.Errorf("%s requires a lister", PriorityPluginName)
-	}
-	return nil
-}
-
-var (
-	podResource           = corev1.Resource("pods")
-	priorityClassResource = schedulingv1.Resource("priorityclasses")
-)
-
-// Admit resolves the priority of pods.
-func (p *Priority) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
-	if len(a.GetSubresource()) != 0 || a.GetResource().GroupResource() != podResource {
+// Admit resolves a new pod's priority; an updated pod keeps the one it has.
+func (p *Priority) Admit(_ context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
+	if !isResource(a, corev1.Resource("pods")) {
 		return nil
 	}
-	if a.GetOperation() == admission.Create || a.GetOperation() == admission.Update {
-		return p.admitPod(a)
-	}
-	return nil
-}
-
-// Validate checks PriorityClasses.
-func (p *Priority) Validate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
-	if len(a.GetSubresource()) != 0 || a.GetResource().GroupResource() != priorityClassResource {
-		return nil
-	}
-	if a.GetOperation() == admission.Create || a.GetOperation() == admission.Update {
-		return p.validatePriorityClass(a)
-	}
-	return nil
-}
-
-func (p *Priority) admitPod(a admission.Attributes) error {
 	pod, ok := a.GetObject().(*corev1.Pod)
 	if !ok {
 		return apierrors.NewBadRequest("resource was marked with kind Pod but was unable to be converted")
 	}
 	if a.GetOperation() == admission.Update {
-		oldPod, ok := a.GetOldObject().(*corev1.Pod)
+		old, ok := a.GetOldObject().(*corev1.Pod)
 		if !ok {
 			return apierrors.NewBadRequest("resource was marked with kind Pod but was unable to be converted")
 		}
-		// Keep what this plugin set on create; validation rejects other changes.
-		if pod.Spec.Priority == nil && oldPod.Spec.Priority != nil {
-			pod.Spec.Priority = oldPod.Spec.Priority
-		}
-		if pod.Spec.PreemptionPolicy == nil && oldPod.Spec.PreemptionPolicy != nil {
-			pod.Spec.PreemptionPolicy = oldPod.Spec.PreemptionPolicy
-		}
+		// An update that leaves them out keeps what create set; validation refuses changes.
+		pod.Spec.Priority = firstSet(pod.Spec.Priority, old.Spec.Priority)
+		pod.Spec.PreemptionPolicy = firstSet(pod.Spec.PreemptionPolicy, old.Spec.PreemptionPolicy)
 		return nil
 	}
-	pcName, priority, preemptionPolicy, err := p.establishPriority(a, pod.Spec.PriorityClassName)
+
+	class, err := p.classOf(a, pod.Spec.PriorityClassName)
 	if err != nil {
 		return err
 	}
-	pod.Spec.PriorityClassName = pcName
-	if pod.Spec.Priority != nil && *pod.Spec.Priority != priority {
-		return admission.NewForbidden(a, fmt.Errorf("the integer value of priority (%d) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name", *pod.Spec.Priority, priority))
+	spec := &pod.Spec
+	if spec.Priority != nil && *spec.Priority != class.Value {
+		return admission.NewForbidden(a, fmt.Errorf("the integer value of priority (%d) must not be provided in pod spec; "+
+			"priority admission controller computed %d from the given PriorityClass name", *spec.Priority, class.Value))
 	}
-	pod.Spec.Priority = &priority
-	if preemptionPolicy != nil {
-		policy := *preemptionPolicy
-		if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy != policy {
-			return admission.NewForbidden(a, fmt.Errorf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name", *pod.Spec.PreemptionPolicy, policy))
-		}
-		pod.Spec.PreemptionPolicy = &policy
+	if policy := class.PreemptionPolicy; policy != nil && spec.PreemptionPolicy != nil && *spec.PreemptionPolicy != *policy {
+		return admission.NewForbidden(a, fmt.Errorf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; "+
+			"priority admission controller computed %s from the given PriorityClass name", *spec.PreemptionPolicy, *policy))
+	}
+	value := class.Value
+	spec.PriorityClassName, spec.Priority = class.Name, &value
+	if class.PreemptionPolicy != nil {
+		policy := *class.PreemptionPolicy
+		spec.PreemptionPolicy = &policy
 	}
 	return nil
 }
 
-// validatePriorityClass: only one class may be the global default.
-func (p *Priority) validatePriorityClass(a admission.Attributes) error {
-	pc, ok := a.GetObject().(*schedulingv1.PriorityClass)
+// classOf is the class a pod of class name gets: that class, or for none the global default,
+// or for no default one without a name, of priority 0, that preempts lower priorities.
+func (p *Priority) classOf(a admission.Attributes, name string) (*schedulingv1.PriorityClass, error) {
+	if name != "" {
+		class, err := p.classes.Get(name)
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil, admission.NewForbidden(a, fmt.Errorf("no PriorityClass with name %v was found", name))
+		case err != nil:
+			return nil, fmt.Errorf("failed to resolve PriorityClass with name %s: %w", name, err)
+		}
+		return class, nil
+	}
+	def, err := p.globalDefault()
+	if err != nil {
+		return nil, fmt.Errorf("error occurred while retrieving default priority class: %w", err)
+	}
+	if def == nil {
+		lower := corev1.PreemptLowerPriority
+		def = &schedulingv1.PriorityClass{PreemptionPolicy: &lower}
+	}
+	return def, nil
+}
+
+// Validate lets a PriorityClass be the global default only if no other one is.
+func (p *Priority) Validate(_ context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
+	if !isResource(a, schedulingv1.Resource("priorityclasses")) {
+		return nil
+	}
+	class, ok := a.GetObject().(*schedulingv1.PriorityClass)
 	if !ok {
 		return apierrors.NewBadRequest("resource was marked with kind PriorityClass but was unable to be converted")
 	}
-	if !pc.GlobalDefault {
+	if !class.GlobalDefault {
 		return nil
 	}
-	dpc, err := p.getDefaultPriorityClass()
+	def, err := p.globalDefault()
 	if err != nil {
 		return fmt.Errorf("failed to get default priority class: %v", err)
 	}
-	if dpc != nil && (a.GetOperation() == admission.Create || (a.GetOperation() == admission.Update && dpc.GetName() != pc.GetName())) {
-		return admission.NewForbidden(a, fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", dpc.GetName()))
+	if def != nil && (a.GetOperation() == admission.Create || def.Name != class.Name) {
+		return admission.NewForbidden(a, fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", def.Name))
 	}
 	return nil
 }
 
-// establishPriority returns the class name, priority and preemption policy for a class name,
-// or those of the global default class when the name is empty.
-func (p *Priority) establishPriority(a admission.Attributes, priorityClassName string) (string, int32, *corev1.PreemptionPolicy, error) {
-	if priorityClassName == "" {
-		dpc, err := p.getDefaultPriorityClass()
-		if err != nil {
-			return "", 0, nil, fmt.Errorf("error occurred while retrieving default priority class: %w", err)
-		}
-		if dpc != nil {
-			return dpc.Name, dpc.Value, dpc.PreemptionPolicy, nil
-		}
-		preemptLowerPriority := corev1.PreemptLowerPriority
-		return "", 0, &preemptLowerPriority, nil // DefaultPriorityWhenNoDefaultClassExists
-	}
-	pc, err := p.lister.Get(priorityClassName)
-	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return "", 0, nil, admission.NewForbidden(a, fmt.Errorf("no PriorityClass with name %v was found", priorityClassName))
-		}
-		return "", 0, nil, fmt.Errorf("failed to resolve PriorityClass with name %s: %w", priorityClassName, err)
-	}
-	return priorityClassName, pc.Value, pc.PreemptionPolicy, nil
-}
-
-// getDefaultPriorityClass returns the global default class; should a race have made more than
-// one, the one with the lowest value.
-func (p *Priority) getDefaultPriorityClass() (*schedulingv1.PriorityClass, error) {
-	list, err := p.lister.List(labels.Everything())
+// globalDefault is the class marked globalDefault; nil for none, and of several (two
+// API servers raced) the one of lowest value.
+func (p *Priority) globalDefault() (*schedulingv1.PriorityClass, error) {
+	classes, err := p.classes.List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
-	var defaultPC *schedulingv1.PriorityClass
-	for _, pci := range list {
-		if pci.GlobalDefault && (defaultPC == nil || defaultPC.Value > pci.Value) {
-			defaultPC = pci
+	var def *schedulingv1.PriorityClass
+	for _, c := range classes {
+		if c.GlobalDefault && (def == nil || c.Value < def.Value) {
+			def = c
 		}
 	}
-	return defaultPC, nil
+	return def, nil
+}
+
+// firstSet is the first of values that is not nil.
+func firstSet[T any](values ...*T) *T {
+	for _, v := range values {
+		if v != nil {
+			return v
+		}
+	}
+	return nil
 }

@@ -98,12 +98,12 @@ type Definition struct {
 	TTLSeconds uint64
 }
 
-// Check adapts a typed validation function, like validation.ValidatePod, to a Definition hook.
+// Check adapts a typed validation function, like pods.ValidatePod, to a Definition hook.
 func Check[T runtime.Object](f func(T) field.ErrorList) func(runtime.Object) field.ErrorList {
 	return func(obj runtime.Object) field.ErrorList { return f(obj.(T)) }
 }
 
-// CheckUpdate adapts a typed update validation function, like validation.ValidatePodUpdate.
+// CheckUpdate adapts a typed update validation function, like pods.ValidatePodUpdate.
 func CheckUpdate[T runtime.Object](f func(obj, old T) field.ErrorList) func(obj, old runtime.Object) field.ErrorList {
 	return func(obj, old runtime.Object) field.ErrorList { return f(obj.(T), old.(T)) }
 }

@@ -14,6 +14,7 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/operation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,9 +40,10 @@ type Scale struct {
 
 // ScaleREST serves <resource>/scale: get, update and patch of an autoscaling/v1 Scale.
 type ScaleREST struct {
-	store *genericregistry.Store
-	scale *Scale
-	gv    schema.GroupVersion
+	store  *genericregistry.Store
+	scale  *Scale
+	gv     schema.GroupVersion
+	scheme *runtime.Scheme // for the declarative rules of autoscaling/v1 Scale
 }
 
 var (
@@ -217,8 +219,12 @@ func (i *scaleUpdatedObjectInfo) UpdatedObject(ctx context.Context, oldObj runti
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected input object type to be Scale, but %T", newScaleObj))
 	}
 
-	// validate
-	if errs := validation.ValidateScaleUpdate(scale, oldScale); len(errs) > 0 {
+	// validate: our rules, then the declarative ones of autoscaling/v1 Scale (the request's
+	// group version is the parent's; the ScaleREST itself maps it to autoscaling/v1), merged as
+	// the strategies' are.
+	errs := rest.DeclarativeValidation{Scheme: i.r.scheme}.ValidateDeclaratively(ctx, scale, oldScale,
+		validation.ValidateScale(scale), operation.Update, rest.DeclarativeValidationConfig{SubresourceGVKMapper: i.r})
+	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: autoscalingv1.GroupName, Kind: "Scale"}, m.GetName(), errs)
 	}
 

@@ -139,7 +139,7 @@ func (s *Storage) Map() map[string]rest.Storage {
 // NewStorage builds the generic registry store for def in group version gv.
 func NewStorage(def *Definition, gv schema.GroupVersion, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*Storage, error) {
 	apiVersion := fieldpath.APIVersion(gv.String())
-	st := &strategy{ObjectTyper: scheme, NameGenerator: names.SimpleNameGenerator, def: def}
+	st := &strategy{ObjectTyper: scheme, NameGenerator: names.SimpleNameGenerator, DeclarativeValidation: rest.DeclarativeValidation{Scheme: scheme}, def: def}
 	if def.Status {
 		st.resetFields = map[fieldpath.APIVersion]*fieldpath.Set{apiVersion: fieldpath.NewSet(fieldpath.MakePathOrDie("status"))}
 	}
@@ -178,7 +178,7 @@ func NewStorage(def *Definition, gv schema.GroupVersion, scheme *runtime.Scheme,
 		s.Status = UpdateOnly(store, ss)
 	}
 	if def.Scale != nil {
-		s.Scale = &ScaleREST{store: store, scale: def.Scale, gv: gv}
+		s.Scale = &ScaleREST{store: store, scale: def.Scale, gv: gv, scheme: scheme}
 	}
 	return s, nil
 }

@@ -12,13 +12,22 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage/names"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/apichain/apichain/servers/core/validation/declarative"
 )
 
 // strategy is the create/update/delete strategy of the main resource, as each kube-apiserver
 // pkg/registry/<group>/<resource>/strategy.go is, driven by a Definition.
+//
+// Like every strategy of kube-apiserver's built-in resources, it opts in to declarative
+// validation: with rest.DeclarativeValidation embedded, k8s.io/apiserver runs the generated
+// rules registered on the scheme after Validate/ValidateUpdate and merges the two lists
+// (rest.ValidateDeclarativelyWithMigrationChecks). The status and custom subresource strategies
+// below embed this one, so they do the same.
 type strategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
+	rest.DeclarativeValidation
 	def         *Definition
 	resetFields map[fieldpath.APIVersion]*fieldpath.Set
 }
@@ -32,6 +41,7 @@ var (
 	_ rest.RESTUpdateStrategy              = &statusStrategy{}
 	_ rest.ResetFieldsStrategy             = &statusStrategy{}
 	_ rest.GarbageCollectionDeleteStrategy = &strategy{}
+	_ rest.DeclarativeValidationStrategy   = &strategy{}
 )
 
 func (s *strategy) NamespaceScoped() bool { return s.def.Namespaced }
@@ -72,6 +82,12 @@ func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) 
 		return nil
 	}
 	return s.def.ValidateUpdate(obj, old)
+}
+
+// DeclarativeValidationConfig implements rest.DeclarativeValidationStrategy: the feature gates
+// that the rules test.
+func (s *strategy) DeclarativeValidationConfig(ctx context.Context, obj, old runtime.Object) rest.DeclarativeValidationConfig {
+	return rest.DeclarativeValidationConfig{Options: declarative.Options()}
 }
 
 func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string { return nil }

@@ -68,12 +68,6 @@ func TestAcceptedObjectsAreValid(t *testing.T) {
 		"node.json": {func() runtime.Object { return &v1.Node{} },
 			func(o runtime.Object) field.ErrorList { return ValidateNode(o.(*v1.Node)) },
 			func(n, o runtime.Object) field.ErrorList { return ValidateNodeUpdate(n.(*v1.Node), o.(*v1.Node)) }},
-		"pod.json": {func() runtime.Object { return &v1.Pod{} },
-			func(o runtime.Object) field.ErrorList { return ValidatePod(o.(*v1.Pod)) },
-			func(n, o runtime.Object) field.ErrorList { return ValidatePodUpdate(n.(*v1.Pod), o.(*v1.Pod)) }},
-		"pod-latest-image.json": {func() runtime.Object { return &v1.Pod{} },
-			func(o runtime.Object) field.ErrorList { return ValidatePod(o.(*v1.Pod)) },
-			func(n, o runtime.Object) field.ErrorList { return ValidatePodStatusUpdate(n.(*v1.Pod), o.(*v1.Pod)) }},
 	}
 	files, err := filepath.Glob("testdata/accepted/*.json")
 	if err != nil || len(files) != len(checks) {

@@ -6,9 +6,9 @@ package validation
 // compiled with k8s.io/apiserver's admission CEL compiler (plugin/cel, with the
 // expression accessors of plugin/policy/{validating,mutating/patch} and
 // plugin/webhook/matchconditions), as upstream does: an expression that does not
-// compile is an Invalid error with the compiler's message. The declarative rules
-// v1.37 enforces (+k8s:beta: binding policyName and validationActions required)
-// are merged as rest.ValidateDeclarativelyWithMigrationChecks does.
+// compile is an Invalid error with the compiler's message. The errors marked
+// covered are reported by the generated declarative rules (+k8s:beta: binding
+// policyName and validationActions required).
 
 import (
 	"fmt"
@@ -18,7 +18,6 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/validate"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -476,13 +475,12 @@ func validateAuditAnnotation(compiler plugincel.Compiler, meta metav1.ObjectMeta
 
 // ValidateValidatingAdmissionPolicyBinding validates a ValidatingAdmissionPolicyBinding on create.
 func ValidateValidatingAdmissionPolicyBinding(pb *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
-	errs := append(validateValidatingAdmissionPolicyBinding(pb), ValidateStaticSuffix(pb.Name, field.NewPath("metadata", "name"))...)
-	return mergeDeclarative(errs, bindingDeclarativeErrors(pb, nil))
+	return append(validateValidatingAdmissionPolicyBinding(pb), ValidateStaticSuffix(pb.Name, field.NewPath("metadata", "name"))...)
 }
 
 // ValidateValidatingAdmissionPolicyBindingUpdate validates an update of a binding.
 func ValidateValidatingAdmissionPolicyBindingUpdate(newC, oldC *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
-	return mergeDeclarative(validateValidatingAdmissionPolicyBinding(newC), bindingDeclarativeErrors(newC, oldC))
+	return validateValidatingAdmissionPolicyBinding(newC)
 }
 
 func validateValidatingAdmissionPolicyBinding(pb *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
@@ -499,23 +497,6 @@ func validateValidatingAdmissionPolicyBinding(pb *admissionregistrationv1.Valida
 	allErrors = append(allErrors, validateAdmissionParamRef(spec.ParamRef, fldPath.Child("paramRef"))...)
 	allErrors = append(allErrors, validateAdmissionMatchResources(spec.MatchResources, fldPath.Child("matchResources"))...)
 	return append(allErrors, validateValidationActions(spec.ValidationActions, fldPath.Child("validationActions"))...)
-}
-
-// bindingDeclarativeErrors is Validate_ValidatingAdmissionPolicyBindingSpec: policyName and
-// validationActions are required (+k8s:beta); unchanged values are not revalidated.
-func bindingDeclarativeErrors(obj, oldObj *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
-	if oldObj != nil && equality.Semantic.DeepEqual(obj.Spec, oldObj.Spec) {
-		return nil
-	}
-	ctx, op := declarativeOp(oldObj != nil)
-	var errs field.ErrorList
-	if oldObj == nil || obj.Spec.PolicyName != oldObj.Spec.PolicyName {
-		errs = append(errs, validate.RequiredValue(ctx, op, field.NewPath("spec", "policyName"), &obj.Spec.PolicyName, nil).MarkBeta().MarkShortCircuit()...)
-	}
-	if oldObj == nil || !equality.Semantic.DeepEqual(obj.Spec.ValidationActions, oldObj.Spec.ValidationActions) {
-		errs = append(errs, validate.RequiredSlice(ctx, op, field.NewPath("spec", "validationActions"), obj.Spec.ValidationActions, nil).MarkBeta().MarkShortCircuit()...)
-	}
-	return errs
 }
 
 func validateAdmissionParamRef(pr *admissionregistrationv1.ParamRef, fldPath *field.Path) field.ErrorList {

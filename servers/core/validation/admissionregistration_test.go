@@ -214,9 +214,11 @@ func TestValidateAdmissionPolicyBindings(t *testing.T) {
 	}
 	expectErrors(t, "valid", ValidateValidatingAdmissionPolicyBinding(binding(func(*admissionregistrationv1.ValidatingAdmissionPolicyBinding) {})), nil)
 	// declarative errors: the handwritten "required" messages are replaced
-	expectErrors(t, "required", ValidateValidatingAdmissionPolicyBinding(binding(func(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	empty := binding(func(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 		b.Spec.PolicyName, b.Spec.ValidationActions = "", nil
-	})), []string{`spec.policyName: Required value`, `spec.validationActions: Required value`})
+	})
+	expectErrors(t, "required", withDeclarative(t, empty, nil, ValidateValidatingAdmissionPolicyBinding(empty)),
+		[]string{`spec.policyName: Required value`, `spec.validationActions: Required value`})
 	expectErrors(t, "duplicate action", ValidateValidatingAdmissionPolicyBinding(binding(func(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 		b.Spec.ValidationActions = []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny, admissionregistrationv1.Deny}
 	})), []string{`spec.validationActions[1]: Duplicate value: "Deny"`})

@@ -2,22 +2,20 @@ package validation
 
 // autoscaling validation, ported from kubernetes v1.37.2
 // pkg/apis/autoscaling/validation/validation.go (the Scale and the autoscaling/v2
-// HorizontalPodAutoscaler parts) and the enforced rules of
-// pkg/apis/autoscaling/{v1,v2}/zz_generated.validations.go, called the way
+// HorizontalPodAutoscaler parts), called the way
 // pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go and the ScaleREST types call
-// them. The internal autoscaling types of upstream have the same fields as autoscaling/v2.
+// them. The internal autoscaling types of upstream have the same fields as autoscaling/v2. The
+// errors marked covered are reported by the generated declarative rules (+k8s:beta: Scale
+// spec.replicas, HPA minReplicas and maxReplicas).
 //
 // Feature gates at their v1.37 defaults: HPAScaleToZero (beta, on) lowers the minReplicas bound
 // to 0; HPAConfigurableTolerance is GA.
 
 import (
-	"context"
 	"fmt"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	"k8s.io/apimachinery/pkg/api/operation"
-	"k8s.io/apimachinery/pkg/api/validate"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -32,25 +30,6 @@ const (
 	MaxStabilizationWindowSeconds int32 = 3600
 )
 
-// withEnforcedDeclarative merges enforced declarative errors into handwritten ones the way
-// rest.ValidateDeclarativelyWithMigrationChecks does in v1.37 (DeclarativeValidationBeta on):
-// alpha rules are not enforced, a handwritten error marked covered by an enforced declarative
-// one is dropped, and the enforced declarative errors come last.
-func withEnforcedDeclarative(handwritten, declarative field.ErrorList) field.ErrorList {
-	ctx := context.Background()
-	enforced := validate.FilterEnforcedDeclarativeErrors(ctx, declarative, true)
-	errs := validate.FilterCoveredHandwrittenErrors(ctx, handwritten.MarkFromImperative(), enforced, true)
-	return append(errs, enforced...)
-}
-
-// workloadOp is the declarative operation of a create (old == nil) or an update.
-func workloadOp(isUpdate bool) operation.Operation {
-	if isUpdate {
-		return operation.Operation{Type: operation.Update}
-	}
-	return operation.Operation{Type: operation.Create}
-}
-
 // ValidateScale validates a Scale and returns an ErrorList with any errors.
 func ValidateScale(scale *autoscalingv1.Scale) field.ErrorList {
 	allErrs := field.ErrorList{}
@@ -61,16 +40,6 @@ func ValidateScale(scale *autoscalingv1.Scale) field.ErrorList {
 		allErrs = append(allErrs, ValidateNonnegativeField(int64(scale.Spec.Replicas), field.NewPath("spec", "replicas")).MarkCoveredByDeclarative()...)
 	}
 	return allErrs
-}
-
-// ValidateScaleUpdate is what every ScaleREST runs on the new Scale: ValidateScale merged with
-// the autoscaling/v1 declarative rules (spec.replicas: +k8s:beta minimum=0, checked when it changes).
-func ValidateScaleUpdate(newScale, oldScale *autoscalingv1.Scale) field.ErrorList {
-	var dv field.ErrorList
-	if oldScale == nil || newScale.Spec.Replicas != oldScale.Spec.Replicas {
-		dv = validate.Minimum(context.Background(), workloadOp(true), field.NewPath("spec", "replicas"), &newScale.Spec.Replicas, nil, 0).MarkBeta()
-	}
-	return withEnforcedDeclarative(ValidateScale(newScale), dv)
 }
 
 // ValidateHorizontalPodAutoscalerName can be used to check whether the given autoscaler name is valid.
@@ -96,16 +65,14 @@ type horizontalPodAutoscalerSpecValidationOptions struct {
 func ValidateHorizontalPodAutoscaler(autoscaler *autoscalingv2.HorizontalPodAutoscaler) field.ErrorList {
 	opts := hpaValidationOptions(autoscaler, nil)
 	allErrs := ValidateObjectMeta(&autoscaler.ObjectMeta, true, ValidateHorizontalPodAutoscalerName, field.NewPath("metadata"))
-	allErrs = append(allErrs, validateHorizontalPodAutoscalerSpec(autoscaler.Spec, field.NewPath("spec"), opts)...)
-	return withEnforcedDeclarative(allErrs, hpaSpecDeclarative(&autoscaler.Spec, nil))
+	return append(allErrs, validateHorizontalPodAutoscalerSpec(autoscaler.Spec, field.NewPath("spec"), opts)...)
 }
 
 // ValidateHorizontalPodAutoscalerUpdate is the HPA strategy's ValidateUpdate.
 func ValidateHorizontalPodAutoscalerUpdate(newAutoscaler, oldAutoscaler *autoscalingv2.HorizontalPodAutoscaler) field.ErrorList {
 	opts := hpaValidationOptions(newAutoscaler, oldAutoscaler)
 	allErrs := ValidateObjectMetaUpdate(&newAutoscaler.ObjectMeta, &oldAutoscaler.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, validateHorizontalPodAutoscalerSpec(newAutoscaler.Spec, field.NewPath("spec"), opts)...)
-	return withEnforcedDeclarative(allErrs, hpaSpecDeclarative(&newAutoscaler.Spec, &oldAutoscaler.Spec))
+	return append(allErrs, validateHorizontalPodAutoscalerSpec(newAutoscaler.Spec, field.NewPath("spec"), opts)...)
 }
 
 // ValidateHorizontalPodAutoscalerStatusUpdate validates an update to status on a HorizontalPodAutoscaler.
@@ -149,31 +116,6 @@ func hpaValidationOptions(newHPA, oldHPA *autoscalingv2.HorizontalPodAutoscaler)
 		}
 	}
 	return opts
-}
-
-// hpaSpecDeclarative is the enforced part of Validate_HorizontalPodAutoscalerSpec: minReplicas
-// (+k8s:beta minimum=0 with HPAScaleToZero) and maxReplicas (+k8s:beta required, minimum=1),
-// each checked only when it changed on update.
-func hpaSpecDeclarative(spec, oldSpec *autoscalingv2.HorizontalPodAutoscalerSpec) field.ErrorList {
-	ctx, op := context.Background(), workloadOp(oldSpec != nil)
-	fldPath := field.NewPath("spec")
-	var errs field.ErrorList
-	minChanged := oldSpec == nil || !equalInt32Ptr(spec.MinReplicas, oldSpec.MinReplicas)
-	if minChanged && spec.MinReplicas != nil {
-		errs = append(errs, validate.Minimum(ctx, op, fldPath.Child("minReplicas"), spec.MinReplicas, nil, 0).MarkBeta()...)
-	}
-	if oldSpec == nil || spec.MaxReplicas != oldSpec.MaxReplicas {
-		if e := validate.RequiredValue(ctx, op, fldPath.Child("maxReplicas"), &spec.MaxReplicas, nil).MarkBeta(); len(e) != 0 {
-			errs = append(errs, e...)
-		} else {
-			errs = append(errs, validate.Minimum(ctx, op, fldPath.Child("maxReplicas"), &spec.MaxReplicas, nil, 1).MarkBeta()...)
-		}
-	}
-	return errs
-}
-
-func equalInt32Ptr(a, b *int32) bool {
-	return a == b || (a != nil && b != nil && *a == *b)
 }
 
 func validateHorizontalPodAutoscalerSpec(autoscaler autoscalingv2.HorizontalPodAutoscalerSpec, fldPath *field.Path, opts horizontalPodAutoscalerSpecValidationOptions) field.ErrorList {

@@ -4,7 +4,6 @@ package validation
 // pkg/util/parsers (cron schedules), see batch.go.
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/validate"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -35,7 +33,7 @@ func ValidateCronJob(cronJob *batchv1.CronJob) field.ErrorList {
 		// then job creation will fail later.
 		allErrs = append(allErrs, field.Invalid(field.NewPath("metadata").Child("name"), cronJob.ObjectMeta.Name, "must be no more than 52 characters"))
 	}
-	return withEnforcedDeclarative(allErrs, cronJobDeclarative(&cronJob.Spec, nil))
+	return allErrs
 }
 
 // ValidateCronJobUpdate is the cronjob strategy's ValidateUpdate.
@@ -45,16 +43,7 @@ func ValidateCronJobUpdate(job, oldJob *batchv1.CronJob) field.ErrorList {
 	allErrs = append(allErrs, validateCronJobSpec(&job.Spec, &oldJob.Spec, field.NewPath("spec"), opts)...)
 	// skip the 52-character name validation limit on update validation
 	// to allow old cronjobs with names > 52 chars to be updated/deleted
-	return withEnforcedDeclarative(allErrs, cronJobDeclarative(&job.Spec, &oldJob.Spec))
-}
-
-// cronJobDeclarative is the enforced part of Validate_CronJobSpec: spec.schedule is
-// +k8s:beta required, checked when it changes.
-func cronJobDeclarative(spec, oldSpec *batchv1.CronJobSpec) field.ErrorList {
-	if oldSpec != nil && spec.Schedule == oldSpec.Schedule {
-		return nil
-	}
-	return validate.RequiredValue(context.Background(), workloadOp(oldSpec != nil), field.NewPath("spec", "schedule"), &spec.Schedule, nil).MarkBeta()
+	return allErrs
 }
 
 func validateCronJobSpec(spec, oldSpec *batchv1.CronJobSpec, fldPath *field.Path, opts podValidationOptions) field.ErrorList {

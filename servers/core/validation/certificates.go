@@ -2,11 +2,10 @@ package validation
 
 // CertificateSigningRequest validation, ported from kubernetes v1.37.2
 // pkg/apis/certificates/validation/validation.go (ValidateCertificateSigningRequest*,
-// with ParseCSR from pkg/apis/certificates/helpers.go) and the declarative rule of
-// pkg/apis/certificates/v1/zz_generated.validations.go that v1.37 enforces
-// (+k8s:beta zeroOrOneOf Approved/Denied conditions), merged as
-// rest.ValidateDeclarativelyWithMigrationChecks does. Requests come in through
-// certificates.k8s.io/v1 only, so the v1beta1 tolerances do not apply.
+// with ParseCSR from pkg/apis/certificates/helpers.go). The errors marked covered are
+// reported by the generated declarative rule (+k8s:beta zeroOrOneOf Approved/Denied
+// conditions). Requests come in through certificates.k8s.io/v1 only, so the v1beta1
+// tolerances do not apply.
 
 import (
 	"bytes"
@@ -18,7 +17,6 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/validate"
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -135,7 +133,7 @@ func validateCertificateRequestName(name string, prefix bool) []string { return 
 // ValidateCertificateSigningRequestCreate validates a CSR on create.
 func ValidateCertificateSigningRequestCreate(csr *certificatesv1.CertificateSigningRequest) field.ErrorList {
 	opts := getCSRValidationOptions(csr, nil)
-	return mergeDeclarative(validateCertificateSigningRequest(csr, opts), csrDeclarativeErrors(csr, nil))
+	return validateCertificateSigningRequest(csr, opts)
 }
 
 func validateCertificateSigningRequest(csr *certificatesv1.CertificateSigningRequest, opts certificateValidationOptions) field.ErrorList {
@@ -281,8 +279,7 @@ func validateCertificateSigningRequestUpdate(newCSR, oldCSR *certificatesv1.Cert
 			validationErrorList = append(validationErrorList, field.Forbidden(field.NewPath("status", "certificate"), "updates may not modify existing certificate content"))
 		}
 	}
-	allErrs := append(validationErrorList, metaUpdateErrorList...)
-	return mergeDeclarative(allErrs, csrDeclarativeErrors(newCSR, oldCSR))
+	return append(validationErrorList, metaUpdateErrorList...)
 }
 
 func findCSRConditions(csr *certificatesv1.CertificateSigningRequest, conditionType certificatesv1.RequestConditionType) []certificatesv1.CertificateSigningRequestCondition {
@@ -357,34 +354,4 @@ func hasDuplicateUsage(usages []certificatesv1.KeyUsage) bool {
 		seen[usage] = true
 	}
 	return false
-}
-
-var csrApprovedOrDenied = validate.NewUnionMembership(validate.NewUnionMember(`conditions[{"type": "Approved"}]`), validate.NewUnionMember(`conditions[{"type": "Denied"}]`))
-
-// csrDeclarativeErrors is Validate_CertificateSigningRequest: at most one of the Approved and
-// Denied conditions (+k8s:beta). An unchanged status is not revalidated on update.
-func csrDeclarativeErrors(obj, oldObj *certificatesv1.CertificateSigningRequest) field.ErrorList {
-	var oldConditions []certificatesv1.CertificateSigningRequestCondition
-	if oldObj != nil {
-		if apiequality.Semantic.DeepEqual(obj.Status, oldObj.Status) || apiequality.Semantic.DeepEqual(obj.Status.Conditions, oldObj.Status.Conditions) {
-			return nil
-		}
-		oldConditions = oldObj.Status.Conditions
-	}
-	if len(obj.Status.Conditions) == 0 {
-		return nil // optional
-	}
-	ctx, op := declarativeOp(oldObj != nil)
-	has := func(t certificatesv1.RequestConditionType) func([]certificatesv1.CertificateSigningRequestCondition) bool {
-		return func(list []certificatesv1.CertificateSigningRequestCondition) bool {
-			for i := range list {
-				if list[i].Type == t {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	return validate.ZeroOrOneOfUnion(ctx, op, field.NewPath("status", "conditions"), obj.Status.Conditions, oldConditions, csrApprovedOrDenied,
-		has(certificatesv1.CertificateApproved), has(certificatesv1.CertificateDenied)).MarkBeta()
 }

@@ -84,7 +84,7 @@ func TestValidateCertificateSigningRequest(t *testing.T) {
 	expectErrors(t, "approve through /approval", ValidateCertificateSigningRequestApprovalUpdate(approved, old), nil)
 	both := approved.DeepCopy()
 	both.Status.Conditions = append(both.Status.Conditions, condition(certificatesv1.CertificateDenied))
-	expectErrors(t, "approve and deny", ValidateCertificateSigningRequestApprovalUpdate(both, old),
+	expectErrors(t, "approve and deny", withDeclarative(t, both, old, ValidateCertificateSigningRequestApprovalUpdate(both, old)),
 		[]string{`status.conditions: Invalid value: "{conditions[{\"type\": \"Approved\"}], conditions[{\"type\": \"Denied\"}]}": must specify at most one of: ` + "`" + `conditions[{"type": "Approved"}]` + "`, `" + `conditions[{"type": "Denied"}]` + "`"})
 	removed := old.DeepCopy()
 	expectErrors(t, "remove approval", ValidateCertificateSigningRequestApprovalUpdate(removed, approved),

@@ -1,28 +1,85 @@
-// Package validation holds the validation rules that kube-apiserver applies to
-// built-in resources, ported for this project's Core server.
+// Package validation holds the handwritten validation rules that kube-apiserver applies to
+// built-in resources, for this project's Core server.
 //
-// It sits inside the Core server of the chain, which serves kube-apiserver's
-// built-in kinds directly as the k8s.io/api v1 Go types (no internal version).
-// The rules are ported from kubernetes v1.37.2 pkg/apis/core/validation
-// (validation.go, events.go), pkg/apis/discovery/validation and
-// pkg/apis/coordination/validation, rewritten against the v1 types, keeping
-// upstream's field paths, error types, messages and error order. Where the
-// registry strategy of a kind embeds rest.DeclarativeValidation (EndpointSlice),
-// the declarative rules that v1.37 enforces are run too and merged the way
-// rest.ValidateDeclarativelyWithMigrationChecks does.
-//
-// The exported functions are meant to be wired into registry strategies one to
-// one. Each returns what the kube-apiserver v1.37.2 strategy method returns:
+// It sits inside the Core server of the chain, which serves kube-apiserver's built-in kinds
+// directly as the k8s.io/api v1 Go types (no internal version). The exported functions are
+// wired into the resource Definitions one to one (servers/core/registry/<group>), each returning
+// what the kube-apiserver v1.37.2 strategy method returns:
 //
 //	ValidateXxx(obj)                 strategy.Validate (create)
 //	ValidateXxxUpdate(new, old)      strategy.ValidateUpdate
 //	ValidateXxxStatusUpdate(new,old) status strategy.ValidateUpdate
 //
-// so, for example, ValidateNodeUpdate includes ValidateNode(new) because the
-// node strategy runs both. The generic checks that k8s.io/apiserver adds itself
-// (rest.ValidateCreate's name path-segment check, rest.ValidateUpdate's UID
-// check) are not repeated here.
+// The rules keep kube-apiserver's field paths, error types, messages and order. Feature gates
+// that they consult are fixed at their v1.37 defaults; the comment at each use says which.
 //
-// Feature gates that upstream validation consults are fixed at their v1.37
-// default values; the comment at each use says which.
+// # How a request is validated in Core
+//
+// k8s.io/apiserver validates a create or update (rest.BeforeCreate, rest.BeforeUpdate) in
+// three steps, the same as in kube-apiserver:
+//
+//  1. Ours: the Definition's Validate, ValidateUpdate or ValidateStatusUpdate, that is the
+//     functions of this package. (On update the apiserver first checks the fields every object
+//     has, such as metadata.uid; on create it checks the generic metadata after our rules, and
+//     only when they found nothing.)
+//  2. Generated: the object is converted to the request's group version (autoscaling/v1 Scale
+//     for every /scale) and the declarative rules of that type run: the code validation-gen
+//     writes from k8s.io/api's +k8s: tags into servers/core/validation/declarative/<group><version>,
+//     registered on Core's scheme. Every strategy of Core opts in (servers/core/resource/strategy.go
+//     embeds rest.DeclarativeValidation), as every built-in strategy of kube-apiserver does.
+//  3. Merged: rest.ValidateDeclarativelyWithMigrationChecks keeps our errors, drops those marked
+//     MarkCoveredByDeclarative() that an enforced +k8s:beta error matches (same type, field and
+//     origin), and appends the enforced declarative errors after ours. A declarative rule is
+//     enforced when it has no stability prefix, or is +k8s:beta (DeclarativeValidationBeta is on
+//     in v1.37); a +k8s:alpha rule runs but is never shown, only logged when it disagrees with
+//     ours.
+//
+// So a handwritten rule:
+//   - must not emit what an enforced declarative rule without prefix reports: nothing drops it,
+//     and the client would see the error twice;
+//   - may emit what a +k8s:beta rule reports only marked MarkCoveredByDeclarative(), with the
+//     declarative error's type, field and origin (WithOrigin("minimum"), ("immutable")...): it is
+//     then dropped, and the generated error, with its own message, comes after ours;
+//   - must emit what a +k8s:alpha rule would report, since the generated error is never shown;
+//     marking it MarkCoveredByDeclarative() (and MarkAlpha()) keeps the mismatch log quiet.
+//
+// Enforced in v1.37, for the kinds Core serves (all +k8s:beta unless said):
+//   - ReplicationController: metadata.name a DNS subdomain; spec.replicas required, minimum 0;
+//     spec.minReadySeconds minimum 0.
+//   - Scale (every /scale): spec.replicas minimum 0.
+//   - HorizontalPodAutoscaler: spec.minReplicas minimum 0 (HPAScaleToZero on); spec.maxReplicas
+//     required, minimum 1.
+//   - CronJob: spec.schedule required.
+//   - CertificateSigningRequest: status.conditions hold at most one of Approved and Denied.
+//   - EndpointSlice: addressType required, one of FQDN/IPv4/IPv6, immutable;
+//     endpoints[*].addresses required, at most 100.
+//   - NetworkPolicy: ipBlock.cidr of every ingress and egress peer required.
+//   - IngressClass: spec.parameters.kind and .name required.
+//   - Role, ClusterRole: rules[*].verbs required. RoleBinding, ClusterRoleBinding: roleRef.name
+//     and subjects[*].name required.
+//   - ValidatingAdmissionPolicyBinding: spec.policyName and spec.validationActions required.
+//   - StorageClass: provisioner required and immutable; parameters, reclaimPolicy and
+//     volumeBindingMode immutable.
+//   - Without prefix, on fields of alpha features that Core drops on write while their gate is
+//     off: Pod spec.evictionResponders, status.volumeHealth and
+//     status.nodeAllocatableResourceClaimStatuses; Job and CronJob spec.scheduling; Node
+//     spec.podPreemptionPolicy.
+//
+// Shadowed (+k8s:alpha) in v1.37, so ours must report them:
+//   - every kind's metadata: creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds
+//     and uid immutable; generation minimum 0; ownerReferences[*] apiVersion, kind, name and
+//     uid required; managedFields[*].operation required, Apply or Update;
+//   - metav1.Condition lists (PodDisruptionBudget, ValidatingAdmissionPolicy status): type,
+//     status, reason and lastTransitionTime required, unique types;
+//   - StatefulSet: spec.selector required; selector, serviceName, podManagementPolicy and
+//     volumeClaimTemplates immutable;
+//   - HorizontalPodAutoscaler: scaleTargetRef (and object metric describedObject) kind and
+//     name required;
+//   - Job: spec.backoffLimitPerIndex required with maxFailedIndexes; Pod (and templates):
+//     tolerations[*].key a label key, schedulingGroup forbidden with evictionResponders;
+//   - Secret: type immutable; Node: spec.providerID may not change once set;
+//     RoleBinding, ClusterRoleBinding: roleRef immutable.
+//
+// The generated code is the list to trust: regenerate after an upgrade and read
+// zz_generated.validations.go (MarkAlpha, MarkBeta) when in doubt.
 package validation

@@ -1,14 +1,9 @@
 package validation
 
 // EndpointSlice validation, ported from kubernetes v1.37.2
-// pkg/apis/discovery/validation/validation.go (handwritten) and
-// pkg/apis/discovery/v1/zz_generated.validations.go (declarative). The
-// endpointslice strategy embeds rest.DeclarativeValidation, so kube-apiserver
-// runs both and merges them with rest.ValidateDeclarativelyWithMigrationChecks:
-// the declarative rules are all +k8s:beta and DeclarativeValidationBeta is on in
-// v1.37, so they are enforced, the handwritten errors they cover are dropped and
-// the declarative errors are appended at the end. validateEndpointSliceDeclaratively
-// reproduces that merge with apimachinery's own filter functions.
+// pkg/apis/discovery/validation/validation.go. The errors marked covered are
+// reported by the generated declarative rules (+k8s:beta: addressType required,
+// enum and immutable, endpoints[*].addresses required with at most 100 items).
 //
 // Deviation: the handwritten check that deprecatedTopology does not contain
 // topology.kubernetes.io/zone is an internal-error guard against a bug in the
@@ -17,13 +12,10 @@ package validation
 // and the check is not ported.
 
 import (
-	"context"
 	"slices"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/operation"
-	"k8s.io/apimachinery/pkg/api/validate"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -47,15 +39,14 @@ var (
 
 // ValidateEndpointSlice validates an EndpointSlice on create.
 func ValidateEndpointSlice(endpointSlice *discoveryv1.EndpointSlice) field.ErrorList {
-	errs := validateEndpointSlice(endpointSlice, nil)
-	return validateEndpointSliceDeclaratively(endpointSlice, nil, errs)
+	return validateEndpointSlice(endpointSlice, nil)
 }
 
 // ValidateEndpointSliceUpdate validates an EndpointSlice when it is updated.
 func ValidateEndpointSliceUpdate(newEndpointSlice, oldEndpointSlice *discoveryv1.EndpointSlice) field.ErrorList {
 	allErrs := validateEndpointSlice(newEndpointSlice, oldEndpointSlice)
 	allErrs = append(allErrs, ValidateImmutableField(newEndpointSlice.AddressType, oldEndpointSlice.AddressType, field.NewPath("addressType")).WithOrigin("immutable").MarkCoveredByDeclarative()...)
-	return validateEndpointSliceDeclaratively(newEndpointSlice, oldEndpointSlice, allErrs)
+	return allErrs
 }
 
 func validateEndpointSlice(endpointSlice, oldEndpointSlice *discoveryv1.EndpointSlice) field.ErrorList {
@@ -247,84 +238,4 @@ func validateEndpointHints(endpointHints *discoveryv1.EndpointHints, fldPath *fi
 	}
 
 	return allErrs
-}
-
-// --- declarative rules (zz_generated.validations.go) and the merge ---
-
-var symbolsForAddressType = sets.New(discoveryv1.AddressTypeFQDN, discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6)
-
-// validateEndpointSliceDeclaratively runs the declarative EndpointSlice rules
-// and merges them into the handwritten errors like
-// rest.ValidateDeclarativelyWithMigrationChecks (DeclarativeValidationBeta on).
-func validateEndpointSliceDeclaratively(obj, oldObj *discoveryv1.EndpointSlice, handwritten field.ErrorList) field.ErrorList {
-	ctx := context.Background()
-	op := operation.Operation{Type: operation.Create}
-	if oldObj != nil {
-		op.Type = operation.Update
-	}
-	dvErrs := endpointSliceDeclarativeErrors(ctx, op, obj, oldObj)
-	enforced := validate.FilterEnforcedDeclarativeErrors(ctx, dvErrs, true)
-	errs := validate.FilterCoveredHandwrittenErrors(ctx, handwritten.MarkFromImperative(), enforced, true)
-	return append(errs, enforced...)
-}
-
-// endpointSliceDeclarativeErrors is Validate_EndpointSlice minus ObjectMeta
-// (whose declarative rules are all alpha, hence never enforced).
-func endpointSliceDeclarativeErrors(ctx context.Context, op operation.Operation, obj, oldObj *discoveryv1.EndpointSlice) (errs field.ErrorList) {
-	{ // addressType: +k8s:beta=+k8s:required, +k8s:beta=+k8s:immutable, enum
-		fldPath := field.NewPath("addressType")
-		var oldVal *discoveryv1.AddressType
-		if oldObj != nil {
-			oldVal = &oldObj.AddressType
-		}
-		if !(op.Type == operation.Update && oldVal != nil && *oldVal == obj.AddressType) {
-			func() {
-				earlyReturn := false
-				if e := validate.RequiredValue(ctx, op, fldPath, &obj.AddressType, oldVal).MarkBeta().MarkShortCircuit(); len(e) != 0 {
-					errs = append(errs, e...)
-					earlyReturn = true
-				}
-				if e := validate.Immutable(ctx, op, fldPath, &obj.AddressType, oldVal).MarkBeta().MarkShortCircuit(); len(e) != 0 {
-					errs = append(errs, e...)
-					earlyReturn = true
-				}
-				if earlyReturn {
-					return
-				}
-				if e := validate.Enum(ctx, op, fldPath, &obj.AddressType, oldVal, symbolsForAddressType, nil).MarkBeta(); len(e) != 0 {
-					errs = append(errs, e...)
-				}
-			}()
-		}
-	}
-	{ // endpoints: optional list; each endpoint's addresses: +k8s:beta required, maxItems=100
-		fldPath := field.NewPath("endpoints")
-		var oldVal []discoveryv1.Endpoint
-		if oldObj != nil {
-			oldVal = oldObj.Endpoints
-		}
-		unchanged := op.Type == operation.Update && oldObj != nil && apiequality.Semantic.DeepEqual(obj.Endpoints, oldVal)
-		if !unchanged && len(obj.Endpoints) > 0 {
-			errs = append(errs, validate.EachValSliceVal(ctx, op, fldPath, obj.Endpoints, oldVal, nil, nil, validateEndpointDeclaratively)...)
-		}
-	}
-	return errs
-}
-
-func validateEndpointDeclaratively(ctx context.Context, op operation.Operation, fldPath *field.Path, obj, oldObj *discoveryv1.Endpoint) (errs field.ErrorList) {
-	addrPath := fldPath.Child("addresses")
-	var oldVal []string
-	if oldObj != nil {
-		oldVal = oldObj.Addresses
-	}
-	if oldObj != nil && op.Type == operation.Update && apiequality.Semantic.DeepEqual(obj.Addresses, oldVal) {
-		return nil
-	}
-	if e := validate.RequiredSlice(ctx, op, addrPath, obj.Addresses, oldVal).MarkBeta().MarkShortCircuit(); len(e) != 0 {
-		errs = append(errs, e...)
-	}
-	if e := validate.MaxItems(ctx, op, addrPath, obj.Addresses, oldVal, 100).MarkBeta().MarkShortCircuit(); len(e) != 0 {
-		errs = append(errs, e...)
-	}
-	return errs
 }

@@ -165,7 +165,7 @@ func TestValidateEndpointSlice(t *testing.T) {
 		}), []string{`endpoints[0].hints.forZones[1].name: Duplicate value: "a"`}},
 	}
 	for _, tc := range cases {
-		expectErrorPrefixes(t, tc.name, ValidateEndpointSlice(tc.obj), tc.want)
+		expectErrorPrefixes(t, tc.name, withDeclarative(t, tc.obj, nil, ValidateEndpointSlice(tc.obj)), tc.want)
 	}
 
 	old := es(nil)
@@ -175,11 +175,11 @@ func TestValidateEndpointSlice(t *testing.T) {
 	})
 	// The handwritten immutability error is covered by the beta declarative rule
 	// (validate.Immutable), which reports no value.
-	expectErrors(t, "address type is immutable", ValidateEndpointSliceUpdate(changed, old), []string{`addressType: Invalid value: null: field is immutable`})
+	expectErrors(t, "address type is immutable", withDeclarative(t, changed, old, ValidateEndpointSliceUpdate(changed, old)), []string{`addressType: Invalid value: null: field is immutable`})
 
 	// Unchanged invalid endpoints are tolerated on update (handwritten and declarative).
 	invalid := es(func(e *discoveryv1.EndpointSlice) { e.Endpoints[0].Addresses = nil })
-	expectErrors(t, "unchanged invalid endpoints", ValidateEndpointSliceUpdate(invalid.DeepCopy(), invalid), nil)
+	expectErrors(t, "unchanged invalid endpoints", withDeclarative(t, invalid.DeepCopy(), invalid, ValidateEndpointSliceUpdate(invalid.DeepCopy(), invalid)), nil)
 }
 
 func TestValidateLease(t *testing.T) {

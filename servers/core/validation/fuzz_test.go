@@ -1,11 +1,8 @@
 package validation
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
-
-	v1 "k8s.io/api/core/v1"
 )
 
 // The checks below restate the DNS name rules (RFC 1123, RFC 1035) independently of
@@ -60,7 +57,6 @@ func FuzzValidateNames(f *testing.F) {
 		fn     func(string, bool) []string
 		accept func(string) bool
 	}{
-		{"pod", ValidatePodName, isDNSSubdomain},
 		{"configmap", ValidateConfigMapName, isDNSSubdomain},
 		{"secret", ValidateSecretName, isDNSSubdomain},
 		{"node", ValidateNodeName, isDNSSubdomain},
@@ -78,50 +74,6 @@ func FuzzValidateNames(f *testing.F) {
 				if strings.TrimSpace(msg) == "" {
 					t.Errorf("%s name %q: an empty message", v.name, name)
 				}
-			}
-		}
-	})
-}
-
-// FuzzValidatePod decodes any JSON as a Pod, defaults it as the API does before validation,
-// and validates it. Properties: no panic, and a Pod that validation accepts has a valid name
-// (or a generateName), at least one container, unique DNS-label container names and an image for
-// each container.
-func FuzzValidatePod(f *testing.F) {
-	seed, err := json.Marshal(validPod())
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(string(seed))
-	f.Add(`{"metadata":{"name":"p","namespace":"default"},"spec":{"containers":[{"name":"c","image":"x"}]}}`)
-	f.Add(`{"metadata":{"name":"p","namespace":"default"},"spec":{"containers":[{"name":"c","image":"x"},{"name":"c","image":"y"}]}}`)
-	f.Add(`{"metadata":{"name":"p","namespace":"default"},"spec":{"initContainers":[{"name":"i","image":"x","restartPolicy":"Always"}],"containers":[{"name":"c","image":"x"}]}}`)
-	f.Add(`{"metadata":{"name":"p","namespace":"default"},"spec":{"containers":[{"name":"c","image":"x","resources":{"limits":{"cpu":"-1"}},"ports":[{"containerPort":0}]}],"volumes":[{"name":"v"}]}}`)
-	f.Add(`{"metadata":{"generateName":"p-","namespace":"default","annotations":{"container.apparmor.security.beta.kubernetes.io/c":"x"}},"spec":{"containers":[{"name":"c","image":"x","securityContext":{"seccompProfile":{"type":"Localhost"}}}]}}`)
-	f.Add(`{"spec":{"containers":[]}}`)
-	f.Fuzz(func(t *testing.T, doc string) {
-		pod := &v1.Pod{}
-		if err := json.Unmarshal([]byte(doc), pod); err != nil {
-			return
-		}
-		testScheme.Default(pod)
-		if len(ValidatePod(pod)) != 0 {
-			return
-		}
-		if pod.Name == "" && pod.GenerateName == "" || pod.Name != "" && !isDNSSubdomain(pod.Name) {
-			t.Errorf("accepted a pod named %q (generateName %q)", pod.Name, pod.GenerateName)
-		}
-		if len(pod.Spec.Containers) == 0 {
-			t.Errorf("accepted a pod without containers")
-		}
-		seen := map[string]bool{}
-		for _, c := range append(append([]v1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...) {
-			if !isDNSLabel(c.Name) || seen[c.Name] {
-				t.Errorf("accepted container name %q (duplicate: %v)", c.Name, seen[c.Name])
-			}
-			seen[c.Name] = true
-			if c.Image == "" {
-				t.Errorf("accepted container %q without an image", c.Name)
 			}
 		}
 	})

@@ -10,10 +10,8 @@ import (
 	"github.com/apichain/apichain/servers/core/defaults"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 )
@@ -71,25 +69,6 @@ func expectErrorPrefixes(t *testing.T, name string, errs field.ErrorList, want [
 	}
 }
 
-// validPod returns a defaulted, valid pod; mutate it for a case.
-func validPod() *v1.Pod {
-	pod := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"},
-		Spec: v1.PodSpec{
-			Containers: []v1.Container{{
-				Name:  "c",
-				Image: "nginx:1.27",
-				Ports: []v1.ContainerPort{{Name: "http", ContainerPort: 80}},
-				Resources: v1.ResourceRequirements{
-					Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")},
-				},
-			}},
-		},
-	}
-	testScheme.Default(pod)
-	return pod
-}
-
 func validService() *v1.Service {
 	svc := &v1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "default"},
@@ -107,6 +86,3 @@ func validNode() *v1.Node {
 	testScheme.Default(node)
 	return node
 }
-
-// intOrName is a named port.
-func intOrName(name string) intstr.IntOrString { return intstr.FromString(name) }

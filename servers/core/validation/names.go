@@ -13,9 +13,6 @@ import (
 // Prefix is true if the name will have a value appended to it.
 type ValidateNameFunc apimachineryvalidation.ValidateNameFunc
 
-// ValidatePodName can be used to check whether the given pod name is valid.
-var ValidatePodName = apimachineryvalidation.NameIsDNSSubdomain
-
 // ValidateServiceName can be used to check whether the given service name is valid.
 // Note: in v1.37 RelaxedServiceNameValidation is GA, so ValidateService actually
 // checks new names with apimachineryvalidation.NameIsDNSLabel, as upstream does.

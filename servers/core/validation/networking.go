@@ -1,10 +1,9 @@
 package validation
 
 // NetworkPolicy, Ingress and IngressClass validation, ported from kubernetes
-// v1.37.2 pkg/apis/networking/validation/validation.go, with the declarative
-// rules of pkg/apis/networking/v1/zz_generated.validations.go that v1.37
-// enforces (+k8s:beta: ipBlock.cidr and IngressClass parameters.kind/name
-// required), merged as rest.ValidateDeclarativelyWithMigrationChecks does.
+// v1.37.2 pkg/apis/networking/validation/validation.go. The errors marked covered
+// are reported by the generated declarative rules (+k8s:beta: ipBlock.cidr and
+// IngressClass parameters.kind/name required).
 // RelaxedServiceNameValidation is GA in v1.37: backend service names are DNS
 // labels.
 
@@ -14,8 +13,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/validate"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	unversionedvalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -157,8 +154,7 @@ func validateNetworkPolicySpec(spec *networkingv1.NetworkPolicySpec, opts networ
 func ValidateNetworkPolicy(np *networkingv1.NetworkPolicy) field.ErrorList {
 	opts := networkPolicyValidationOptions{}
 	allErrs := ValidateObjectMeta(&np.ObjectMeta, true, ValidateNetworkPolicyName, field.NewPath("metadata"))
-	allErrs = append(allErrs, validateNetworkPolicySpec(&np.Spec, opts, field.NewPath("spec"))...)
-	return mergeDeclarative(allErrs, networkPolicyDeclarativeErrors(np, nil))
+	return append(allErrs, validateNetworkPolicySpec(&np.Spec, opts, field.NewPath("spec"))...)
 }
 
 // ValidateNetworkPolicyUpdate validates an update of a NetworkPolicy. Invalid label values and
@@ -190,8 +186,7 @@ func ValidateNetworkPolicyUpdate(update, old *networkingv1.NetworkPolicy) field.
 
 	allErrs := field.ErrorList{}
 	allErrs = append(allErrs, ValidateObjectMetaUpdate(&update.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))...)
-	allErrs = append(allErrs, validateNetworkPolicySpec(&update.Spec, opts, field.NewPath("spec"))...)
-	return mergeDeclarative(allErrs, networkPolicyDeclarativeErrors(update, old))
+	return append(allErrs, validateNetworkPolicySpec(&update.Spec, opts, field.NewPath("spec"))...)
 }
 
 // validateIPBlock validates the cidr and except fields of an IPBlock NetworkPolicyPeer.
@@ -220,30 +215,6 @@ func validateIPBlock(ipb *networkingv1.IPBlock, fldPath *field.Path, opts networ
 		}
 	}
 	return allErrs
-}
-
-// networkPolicyDeclarativeErrors is Validate_NetworkPolicy: every ipBlock.cidr is required
-// (+k8s:beta). An unchanged spec is not revalidated on update.
-func networkPolicyDeclarativeErrors(obj, oldObj *networkingv1.NetworkPolicy) field.ErrorList {
-	if oldObj != nil && apiequality.Semantic.DeepEqual(obj.Spec, oldObj.Spec) {
-		return nil
-	}
-	ctx, op := declarativeOp(oldObj != nil)
-	var errs field.ErrorList
-	peers := func(list []networkingv1.NetworkPolicyPeer, path *field.Path) {
-		for i := range list {
-			if ipb := list[i].IPBlock; ipb != nil {
-				errs = append(errs, validate.RequiredValue(ctx, op, path.Index(i).Child("ipBlock", "cidr"), &ipb.CIDR, nil).MarkBeta().MarkShortCircuit()...)
-			}
-		}
-	}
-	for i := range obj.Spec.Ingress {
-		peers(obj.Spec.Ingress[i].From, field.NewPath("spec", "ingress").Index(i).Child("from"))
-	}
-	for i := range obj.Spec.Egress {
-		peers(obj.Spec.Egress[i].To, field.NewPath("spec", "egress").Index(i).Child("to"))
-	}
-	return errs
 }
 
 func validateIngress(ingress *networkingv1.Ingress, opts ingressValidationOptions) field.ErrorList {
@@ -478,10 +449,6 @@ func validateIngressBackend(backend *networkingv1.IngressBackend, fldPath *field
 
 // ValidateIngressClass validates an IngressClass on create.
 func ValidateIngressClass(ingressClass *networkingv1.IngressClass) field.ErrorList {
-	return mergeDeclarative(validateIngressClass(ingressClass), ingressClassDeclarativeErrors(ingressClass, nil))
-}
-
-func validateIngressClass(ingressClass *networkingv1.IngressClass) field.ErrorList {
 	allErrs := ValidateObjectMeta(&ingressClass.ObjectMeta, false, ValidateIngressClassName, field.NewPath("metadata"))
 	return append(allErrs, validateIngressClassSpec(&ingressClass.Spec, field.NewPath("spec"))...)
 }
@@ -490,8 +457,7 @@ func validateIngressClass(ingressClass *networkingv1.IngressClass) field.ErrorLi
 func ValidateIngressClassUpdate(newIngressClass, oldIngressClass *networkingv1.IngressClass) field.ErrorList {
 	allErrs := ValidateObjectMetaUpdate(&newIngressClass.ObjectMeta, &oldIngressClass.ObjectMeta, field.NewPath("metadata"))
 	allErrs = append(allErrs, ValidateImmutableField(newIngressClass.Spec.Controller, oldIngressClass.Spec.Controller, field.NewPath("spec", "controller"))...)
-	allErrs = append(allErrs, validateIngressClass(newIngressClass)...)
-	return mergeDeclarative(allErrs, ingressClassDeclarativeErrors(newIngressClass, oldIngressClass))
+	return append(allErrs, ValidateIngressClass(newIngressClass)...)
 }
 
 func validateIngressClassSpec(spec *networkingv1.IngressClassSpec, fldPath *field.Path) field.ErrorList {
@@ -576,29 +542,6 @@ func validateIngressClassParametersReference(params *networkingv1.IngressClassPa
 		}
 	}
 	return allErrs
-}
-
-// ingressClassDeclarativeErrors is Validate_IngressClass: parameters.kind and parameters.name
-// are required (+k8s:beta). Unchanged parameters are not revalidated on update.
-func ingressClassDeclarativeErrors(obj, oldObj *networkingv1.IngressClass) field.ErrorList {
-	p := obj.Spec.Parameters
-	if p == nil || (oldObj != nil && apiequality.Semantic.DeepEqual(obj.Spec, oldObj.Spec)) {
-		return nil
-	}
-	ctx, op := declarativeOp(oldObj != nil)
-	var oldP *networkingv1.IngressClassParametersReference
-	if oldObj != nil {
-		oldP = oldObj.Spec.Parameters
-	}
-	path := field.NewPath("spec", "parameters")
-	var errs field.ErrorList
-	if oldP == nil || p.Kind != oldP.Kind {
-		errs = append(errs, validate.RequiredValue(ctx, op, path.Child("kind"), &p.Kind, nil).MarkBeta().MarkShortCircuit()...)
-	}
-	if oldP == nil || p.Name != oldP.Name {
-		errs = append(errs, validate.RequiredValue(ctx, op, path.Child("name"), &p.Name, nil).MarkBeta().MarkShortCircuit()...)
-	}
-	return errs
 }
 
 func allowInvalidSecretName(oldIngress *networkingv1.Ingress) bool {

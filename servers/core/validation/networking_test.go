@@ -60,7 +60,7 @@ func TestValidateNetworkPolicy(t *testing.T) {
 			[]string{`spec.policyTypes[0]: Unsupported value: "Sideways": supported values: "Ingress", "Egress"`}},
 	}
 	for _, tc := range cases {
-		expectErrors(t, tc.name, ValidateNetworkPolicy(tc.np), tc.want)
+		expectErrors(t, tc.name, withDeclarative(t, tc.np, nil, ValidateNetworkPolicy(tc.np)), tc.want)
 	}
 
 	// An invalid CIDR that the stored policy already has stays allowed.
@@ -152,7 +152,7 @@ func TestValidateIngressClass(t *testing.T) {
 		}), []string{"spec.parameters.namespace: Forbidden: `parameters.scope` is set to 'Cluster'"}},
 	}
 	for _, tc := range cases {
-		expectErrors(t, tc.name, ValidateIngressClass(tc.ic), tc.want)
+		expectErrors(t, tc.name, withDeclarative(t, tc.ic, nil, ValidateIngressClass(tc.ic)), tc.want)
 	}
 	old := class(func(*networkingv1.IngressClass) {})
 	changed := old.DeepCopy()

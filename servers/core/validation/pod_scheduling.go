@@ -5,12 +5,10 @@ package validation
 // pkg/apis/core/validation/validation.go.
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	unversionedvalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -291,99 +289,4 @@ func validateTolerations(tolerations []v1.Toleration, fldPath *field.Path, opts 
 		}
 	}
 	return allErrors
-}
-
-// validateOnlyAddedTolerations validates updated pod tolerations.
-func validateOnlyAddedTolerations(newTolerations []v1.Toleration, oldTolerations []v1.Toleration, fldPath *field.Path, opts podValidationOptions) field.ErrorList {
-	allErrs := field.ErrorList{}
-	for _, old := range oldTolerations {
-		found := false
-		oldTolerationClone := old.DeepCopy()
-		for _, newToleration := range newTolerations {
-			// assign to our clone before doing a deep equal so we can allow tolerationseconds to change.
-			oldTolerationClone.TolerationSeconds = newToleration.TolerationSeconds
-			if reflect.DeepEqual(*oldTolerationClone, newToleration) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			allErrs = append(allErrs, field.Forbidden(fldPath, "existing toleration can not be modified except its tolerationSeconds"))
-			return allErrs
-		}
-	}
-
-	allErrs = append(allErrs, validateTolerations(newTolerations, fldPath, opts, true)...)
-	return allErrs
-}
-
-func validateNodeSelectorMutation(fldPath *field.Path, newNodeSelector, oldNodeSelector map[string]string) field.ErrorList {
-	var allErrs field.ErrorList
-
-	// Validate no existing node selectors were deleted or mutated.
-	for k, v1 := range oldNodeSelector {
-		if v2, ok := newNodeSelector[k]; !ok || v1 != v2 {
-			allErrs = append(allErrs, field.Invalid(fldPath, newNodeSelector, "only additions to spec.nodeSelector are allowed (no mutations or deletions)"))
-			return allErrs
-		}
-	}
-	return allErrs
-}
-
-func validateNodeAffinityMutation(nodeAffinityPath *field.Path, newNodeAffinity, oldNodeAffinity *v1.NodeAffinity) field.ErrorList {
-	var allErrs field.ErrorList
-	// If old node affinity was nil, anything can be set.
-	if oldNodeAffinity == nil || oldNodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return allErrs
-	}
-
-	oldTerms := oldNodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	var newTerms []v1.NodeSelectorTerm
-	if newNodeAffinity != nil && newNodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		newTerms = newNodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	}
-
-	// If there are no old terms, we can set the new terms to anything.
-	// If there are old terms, we cannot add any new ones.
-	if len(oldTerms) > 0 && len(oldTerms) != len(newTerms) {
-		return append(allErrs, field.Invalid(nodeAffinityPath.Child("requiredDuringSchedulingIgnoredDuringExecution").Child("nodeSelectorTerms"), internal(newTerms), "no additions/deletions to non-empty NodeSelectorTerms list are allowed"))
-	}
-
-	// For requiredDuringSchedulingIgnoredDuringExecution, if old NodeSelectorTerms
-	// was empty, anything can be set. If non-empty, only additions of NodeSelectorRequirements
-	// to matchExpressions or fieldExpressions are allowed.
-	for i := range oldTerms {
-		if !validateNodeSelectorTermHasOnlyAdditions(newTerms[i], oldTerms[i]) {
-			allErrs = append(allErrs, field.Invalid(nodeAffinityPath.Child("requiredDuringSchedulingIgnoredDuringExecution").Child("nodeSelectorTerms").Index(i), internal(newTerms[i]), "only additions are allowed (no mutations or deletions)"))
-		}
-	}
-	return allErrs
-}
-
-func validateNodeSelectorTermHasOnlyAdditions(newTerm, oldTerm v1.NodeSelectorTerm) bool {
-	if len(oldTerm.MatchExpressions) == 0 && len(oldTerm.MatchFields) == 0 {
-		if len(newTerm.MatchExpressions) > 0 || len(newTerm.MatchFields) > 0 {
-			return false
-		}
-	}
-
-	// Validate MatchExpressions only has additions (no deletions or mutations)
-	if l := len(oldTerm.MatchExpressions); l > 0 {
-		if len(newTerm.MatchExpressions) < l {
-			return false
-		}
-		if !apiequality.Semantic.DeepEqual(newTerm.MatchExpressions[:l], oldTerm.MatchExpressions) {
-			return false
-		}
-	}
-	// Validate MatchFields only has additions (no deletions or mutations)
-	if l := len(oldTerm.MatchFields); l > 0 {
-		if len(newTerm.MatchFields) < l {
-			return false
-		}
-		if !apiequality.Semantic.DeepEqual(newTerm.MatchFields[:l], oldTerm.MatchFields) {
-			return false
-		}
-	}
-	return true
 }

@@ -223,28 +223,6 @@ func validateSchedulingGates(schedulingGates []v1.PodSchedulingGate, fldPath *fi
 	return allErrs
 }
 
-func validateOnlyDeletedSchedulingGates(newGates, oldGates []v1.PodSchedulingGate, fldPath *field.Path) field.ErrorList {
-	allErrs := field.ErrorList{}
-	if len(newGates) == 0 {
-		return allErrs
-	}
-
-	additionalGates := make(map[string]int)
-	for i, newGate := range newGates {
-		additionalGates[newGate.Name] = i
-	}
-
-	for _, oldGate := range oldGates {
-		delete(additionalGates, oldGate.Name)
-	}
-
-	for gate, i := range additionalGates {
-		allErrs = append(allErrs, field.Forbidden(fldPath.Index(i).Child("name"), fmt.Sprintf("only deletion is allowed, but found new scheduling gate '%s'", gate)))
-	}
-
-	return allErrs
-}
-
 func validatePodDNSConfig(dnsConfig *v1.PodDNSConfig, dnsPolicy *v1.DNSPolicy, fldPath *field.Path, opts podValidationOptions) field.ErrorList {
 	allErrs := field.ErrorList{}
 

@@ -18,13 +18,16 @@ func TestRBACValidationMessages(t *testing.T) {
 		return rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: kind, Name: name}
 	}
 	user := rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "bob"}
+	emptyRule := &rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{{}}}
+	addsEmptyRule := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns", ResourceVersion: "1"}, Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}}}}
+	noRules := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns", ResourceVersion: "1"}}
 	cases := []struct {
 		name string
 		errs field.ErrorList
 		want string
 	}{
 		{"valid role", ValidateRole(&rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"pods"}}}}), ""},
-		{"empty rule", ValidateRole(&rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{{}}}),
+		{"empty rule", withDeclarative(t, emptyRule, nil, ValidateRole(emptyRule)),
 			"[rules[0].apiGroups: Required value: resource rules must supply at least one api group, rules[0].resources: Required value: resource rules must supply at least one resource, rules[0].verbs: Required value]"},
 		{"namespaced non-resource URL", ValidateRole(&rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, NonResourceURLs: []string{"/foo"}}}}),
 			`rules[0].nonResourceURLs: Invalid value: ["/foo"]: namespaced rules cannot apply to non-resource URLs`},
@@ -66,9 +69,7 @@ func TestRBACValidationMessages(t *testing.T) {
 			&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "r", ResourceVersion: "1"}, RoleRef: ref("ClusterRole", "edit")},
 			&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "r", ResourceVersion: "1"}, RoleRef: ref("ClusterRole", "view")}),
 			`roleRef: Invalid value: {"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"edit"}: field is immutable`},
-		{"update adds an empty rule", ValidateRoleUpdate(
-			&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns", ResourceVersion: "1"}, Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}}}},
-			&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns", ResourceVersion: "1"}}),
+		{"update adds an empty rule", withDeclarative(t, addsEmptyRule, noRules, ValidateRoleUpdate(addsEmptyRule, noRules)),
 			"rules[0].verbs: Required value"},
 	}
 	for _, tc := range cases {

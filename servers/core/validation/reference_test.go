@@ -72,24 +72,6 @@ func TestValidationMessagesMatchKubeAPIServer(t *testing.T) {
 			validate: func(o runtime.Object) field.ErrorList { return ValidateConfigMap(o.(*v1.ConfigMap)) },
 		},
 		{
-			input:    `{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: []}}`,
-			kind:     "Pod",
-			newObj:   func() runtime.Object { return &v1.Pod{} },
-			validate: func(o runtime.Object) field.ErrorList { return ValidatePod(o.(*v1.Pod)) },
-		},
-		{
-			input:    `{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: [{name: c}]}}`,
-			kind:     "Pod",
-			newObj:   func() runtime.Object { return &v1.Pod{} },
-			validate: func(o runtime.Object) field.ErrorList { return ValidatePod(o.(*v1.Pod)) },
-		},
-		{
-			input:    `{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default, labels: {'bad key!': v}}, spec: {containers: [{name: c, image: x}]}}`,
-			kind:     "Pod",
-			newObj:   func() runtime.Object { return &v1.Pod{} },
-			validate: func(o runtime.Object) field.ErrorList { return ValidatePod(o.(*v1.Pod)) },
-		},
-		{
 			input:    `{apiVersion: v1, kind: Service, metadata: {name: svc, namespace: default}, spec: {ports: [{port: 70000}]}}`,
 			kind:     "Service",
 			newObj:   func() runtime.Object { return &v1.Service{} },

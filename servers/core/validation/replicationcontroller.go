@@ -1,14 +1,13 @@
 package validation
 
-// PodTemplate, PodTemplateSpec and ReplicationController validation, ported from kubernetes
-// v1.37.2 pkg/apis/core/validation/validation.go (ValidatePodTemplate*, ValidatePodTemplateSpec,
+// PodTemplateSpec and ReplicationController validation, ported from kubernetes
+// v1.37.2 pkg/apis/core/validation/validation.go (ValidatePodTemplateSpec,
 // ValidateReplicationController*, ValidatePodTemplateSpecForRC, ValidateNonEmptySelector,
 // ValidateHasLabel) and pkg/api/pod/util.go (GetValidationOptionsFromPodTemplate), called the
-// way pkg/registry/core/{podtemplate,replicationcontroller}/strategy.go call them. The
-// replicationcontroller strategy embeds rest.DeclarativeValidation; the rules of
-// pkg/apis/core/v1/zz_generated.validations.go it enforces in v1.37 (+k8s:beta: metadata.name
-// long name, spec.replicas required and minimum=0, spec.minReadySeconds minimum=0) are merged
-// in as rest.ValidateDeclarativelyWithMigrationChecks merges them.
+// way pkg/registry/core/replicationcontroller/strategy.go calls them (PodTemplates are
+// validated by the pods package). The errors marked covered are reported by the generated
+// declarative rules (+k8s:beta: metadata.name long name, spec.replicas required and minimum=0,
+// spec.minReadySeconds minimum=0).
 
 import (
 	"context"
@@ -46,22 +45,6 @@ func podTemplateValidationOptions(template, oldTemplate *v1.PodTemplateSpec) pod
 	return opts
 }
 
-// ValidatePodTemplate is the podtemplate strategy's Validate.
-func ValidatePodTemplate(pod *v1.PodTemplate) field.ErrorList {
-	opts := podTemplateValidationOptions(&pod.Template, nil)
-	allErrs := ValidateObjectMeta(&pod.ObjectMeta, true, ValidatePodName, field.NewPath("metadata"))
-	allErrs = append(allErrs, validatePodTemplateSpec(&pod.Template, field.NewPath("template"), opts)...)
-	return allErrs
-}
-
-// ValidatePodTemplateUpdate is the podtemplate strategy's ValidateUpdate.
-func ValidatePodTemplateUpdate(newPod, oldPod *v1.PodTemplate) field.ErrorList {
-	opts := podTemplateValidationOptions(&newPod.Template, &oldPod.Template)
-	allErrs := ValidateObjectMetaUpdate(&newPod.ObjectMeta, &oldPod.ObjectMeta, field.NewPath("metadata"))
-	allErrs = append(allErrs, validatePodTemplateSpec(&newPod.Template, field.NewPath("template"), opts)...)
-	return allErrs
-}
-
 // validatePodTemplateSpec validates the spec of a pod template (upstream's ValidatePodTemplateSpec).
 func validatePodTemplateSpec(spec *v1.PodTemplateSpec, fldPath *field.Path, opts podValidationOptions) field.ErrorList {
 	allErrs := field.ErrorList{}
@@ -90,8 +73,7 @@ func ValidateReplicationController(controller *v1.ReplicationController) field.E
 	for i := range controller.Finalizers {
 		allErrs = append(allErrs, validateKubeFinalizerName(controller.Finalizers[i], metaPath.Child("finalizers").Index(i))...)
 	}
-	allErrs = append(allErrs, validateReplicationControllerSpec(&controller.Spec, field.NewPath("spec"), opts)...)
-	return withEnforcedDeclarative(allErrs, replicationControllerDeclarative(controller, nil))
+	return append(allErrs, validateReplicationControllerSpec(&controller.Spec, field.NewPath("spec"), opts)...)
 }
 
 // ValidateReplicationControllerUpdate is the replicationcontroller strategy's ValidateUpdate.
@@ -101,7 +83,7 @@ func ValidateReplicationControllerUpdate(controller, oldController *v1.Replicati
 	allErrs = append(allErrs, validateReplicationControllerSpec(&controller.Spec, field.NewPath("spec"), opts)...)
 	// The strategy's checks of NonConvertibleFields annotations concern objects converted from
 	// other API versions; the chain serves v1 only.
-	return withEnforcedDeclarative(allErrs, replicationControllerDeclarative(controller, oldController))
+	return allErrs
 }
 
 // ValidateReplicationControllerStatusUpdate is the replicationcontroller status strategy's ValidateUpdate.
@@ -183,28 +165,6 @@ func validateReplicationControllerSpec(spec *v1.ReplicationControllerSpec, fldPa
 	}
 	allErrs = append(allErrs, validatePodTemplateSpecForRC(spec.Template, spec.Selector, fldPath.Child("template"), opts)...)
 	return allErrs
-}
-
-// replicationControllerDeclarative is the enforced part of Validate_ReplicationController, each
-// field checked only when it changed on update.
-func replicationControllerDeclarative(rc, old *v1.ReplicationController) field.ErrorList {
-	ctx, op := context.Background(), workloadOp(old != nil)
-	var errs field.ErrorList
-	if (old == nil || rc.Name != old.Name) && rc.Name != "" {
-		errs = append(errs, validate.LongName(ctx, op, field.NewPath("metadata", "name"), &rc.Name, nil).MarkBeta()...)
-	}
-	specPath := field.NewPath("spec")
-	if old == nil || !equalInt32Ptr(rc.Spec.Replicas, old.Spec.Replicas) {
-		if e := validate.RequiredPointer(ctx, op, specPath.Child("replicas"), rc.Spec.Replicas, nil).MarkBeta(); len(e) != 0 {
-			errs = append(errs, e...)
-		} else {
-			errs = append(errs, validate.Minimum(ctx, op, specPath.Child("replicas"), rc.Spec.Replicas, nil, 0).MarkBeta()...)
-		}
-	}
-	if old == nil || rc.Spec.MinReadySeconds != old.Spec.MinReadySeconds {
-		errs = append(errs, validate.Minimum(ctx, op, specPath.Child("minReadySeconds"), &rc.Spec.MinReadySeconds, nil, 0).MarkBeta()...)
-	}
-	return errs
 }
 
 // validateHasLabel requires that metav1.ObjectMeta has a Label with key and expectedValue.

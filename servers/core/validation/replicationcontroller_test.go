@@ -1,8 +1,8 @@
 package validation
 
-// Table tests for ReplicationController and PodTemplate validation. Cases and messages follow
-// kubernetes v1.37.2 pkg/apis/core/validation/validation_test.go (TestValidateReplicationController*,
-// TestValidatePodTemplate*), with the enforced declarative rules of core/v1.
+// Table tests for ReplicationController validation. Cases and messages follow
+// kubernetes v1.37.2 pkg/apis/core/validation/validation_test.go (TestValidateReplicationController*),
+// with the enforced declarative rules of core/v1.
 
 import (
 	"testing"
@@ -57,33 +57,13 @@ func TestValidateReplicationController(t *testing.T) {
 		}), []string{"spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template"}},
 	}
 	for _, tc := range cases {
-		expectErrors(t, tc.name, ValidateReplicationController(tc.obj), tc.want)
+		expectErrors(t, tc.name, withDeclarative(t, tc.obj, nil, ValidateReplicationController(tc.obj)), tc.want)
 	}
 	// An unchanged invalid minReadySeconds is not checked declaratively again on update
 	// (ratcheting), so the handwritten error it covers stays.
 	old := rcWith(t, func(rc *v1.ReplicationController) { rc.Spec.MinReadySeconds = -1 })
-	expectErrors(t, "ratcheting", ValidateReplicationControllerUpdate(old.DeepCopy(), old), []string{"spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0"})
+	expectErrors(t, "ratcheting", withDeclarative(t, old.DeepCopy(), old, ValidateReplicationControllerUpdate(old.DeepCopy(), old)), []string{"spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0"})
 	expectErrors(t, "status", ValidateReplicationControllerStatusUpdate(rcWith(t, func(rc *v1.ReplicationController) {
 		rc.Status = v1.ReplicationControllerStatus{Replicas: 1, ReadyReplicas: 2}
 	}), rcWith(t, nil)), []string{"status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas"})
-}
-
-func TestValidatePodTemplate(t *testing.T) {
-	pt := &v1.PodTemplate{}
-	decodeDefaulted(t, `
-metadata: {name: pt, namespace: default, resourceVersion: "1"}
-template:
-  metadata: {labels: {'bad key!': v}}
-  spec: {containers: [{name: c}]}`, pt)
-	expectErrorPrefixes(t, "invalid", ValidatePodTemplate(pt), []string{
-		`template.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters`,
-		"template.spec.containers[0].image: Required value",
-	})
-	good := pt.DeepCopy()
-	good.Template.Labels = nil
-	good.Template.Spec.Containers[0].Image = "nginx"
-	expectErrors(t, "valid", ValidatePodTemplate(good), nil)
-	renamed := good.DeepCopy()
-	renamed.Name = "other"
-	expectErrors(t, "rename", ValidatePodTemplateUpdate(renamed, good), []string{`metadata.name: Invalid value: "other": field is immutable`})
 }

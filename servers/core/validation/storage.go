@@ -2,21 +2,16 @@ package validation
 
 // StorageClass validation, ported from kubernetes v1.37.2
 // pkg/apis/storage/validation/validation.go (ValidateStorageClass*, with
-// ValidateTopologySelectorTerm from pkg/apis/core/validation/validation.go) and
-// the declarative rules of pkg/apis/storage/v1/zz_generated.validations.go
-// (Validate_StorageClass: provisioner required and immutable, parameters,
-// reclaimPolicy and volumeBindingMode immutable, all +k8s:beta), merged the way
-// rest.ValidateDeclarativelyWithMigrationChecks does (see mergeDeclarative).
+// ValidateTopologySelectorTerm from pkg/apis/core/validation/validation.go). The errors marked
+// covered are reported by the generated declarative rules (provisioner required and immutable,
+// parameters, reclaimPolicy and volumeBindingMode immutable, all +k8s:beta).
 
 import (
-	"context"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/operation"
-	"k8s.io/apimachinery/pkg/api/validate"
 	unversionedvalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -29,10 +24,6 @@ const (
 
 // ValidateStorageClass validates a StorageClass on create.
 func ValidateStorageClass(storageClass *storagev1.StorageClass) field.ErrorList {
-	return mergeDeclarative(validateStorageClass(storageClass), storageClassDeclarativeErrors(storageClass, nil))
-}
-
-func validateStorageClass(storageClass *storagev1.StorageClass) field.ErrorList {
 	allErrs := ValidateObjectMeta(&storageClass.ObjectMeta, false, ValidateClassName, field.NewPath("metadata"))
 	allErrs = append(allErrs, validateProvisioner(storageClass.Provisioner, field.NewPath("provisioner"))...)
 	allErrs = append(allErrs, validateParameters(storageClass.Parameters, true, field.NewPath("parameters"))...)
@@ -46,13 +37,13 @@ func validateStorageClass(storageClass *storagev1.StorageClass) field.ErrorList 
 // strategy does (the create checks, then the update checks): only metadata, mount options,
 // allowVolumeExpansion and allowedTopologies may change.
 func ValidateStorageClassUpdate(storageClass, oldStorageClass *storagev1.StorageClass) field.ErrorList {
-	allErrs := validateStorageClass(storageClass)
+	allErrs := ValidateStorageClass(storageClass)
 	allErrs = append(allErrs, ValidateObjectMetaUpdate(&storageClass.ObjectMeta, &oldStorageClass.ObjectMeta, field.NewPath("metadata"))...)
 	allErrs = append(allErrs, ValidateImmutableField(storageClass.Parameters, oldStorageClass.Parameters, field.NewPath("parameters")).WithOrigin("immutable").MarkCoveredByDeclarative()...)
 	allErrs = append(allErrs, ValidateImmutableField(storageClass.Provisioner, oldStorageClass.Provisioner, field.NewPath("provisioner")).WithOrigin("immutable").MarkCoveredByDeclarative()...)
 	allErrs = append(allErrs, ValidateImmutableField(storageClass.ReclaimPolicy, oldStorageClass.ReclaimPolicy, field.NewPath("reclaimPolicy")).WithOrigin("immutable").MarkCoveredByDeclarative()...)
 	allErrs = append(allErrs, ValidateImmutableField(storageClass.VolumeBindingMode, oldStorageClass.VolumeBindingMode, field.NewPath("volumeBindingMode")).WithOrigin("immutable").MarkCoveredByDeclarative()...)
-	return mergeDeclarative(allErrs, storageClassDeclarativeErrors(storageClass, oldStorageClass))
+	return allErrs
 }
 
 // validateProvisioner tests if provisioner is a valid qualified name.
@@ -176,53 +167,4 @@ func ValidateTopologySelectorTerm(term v1.TopologySelectorTerm, fldPath *field.P
 		exprMap[req.Key] = valueSet
 	}
 	return exprMap, allErrs
-}
-
-// storageClassDeclarativeErrors is Validate_StorageClass minus ObjectMeta (alpha only).
-func storageClassDeclarativeErrors(obj, oldObj *storagev1.StorageClass) field.ErrorList {
-	ctx, op := declarativeOp(oldObj != nil)
-	var errs field.ErrorList
-	update := oldObj != nil
-	{ // provisioner: +k8s:beta required, immutable
-		var old *string
-		if update {
-			old = &oldObj.Provisioner
-		}
-		if !(update && obj.Provisioner == *old) {
-			errs = append(errs, validate.RequiredValue(ctx, op, field.NewPath("provisioner"), &obj.Provisioner, old).MarkBeta().MarkShortCircuit()...)
-			errs = append(errs, validate.Immutable(ctx, op, field.NewPath("provisioner"), &obj.Provisioner, old).MarkBeta().MarkShortCircuit()...)
-		}
-	}
-	if update { // parameters, reclaimPolicy, volumeBindingMode: +k8s:beta immutable
-		if !apiequality.Semantic.DeepEqual(obj.Parameters, oldObj.Parameters) {
-			errs = append(errs, validate.Immutable(ctx, op, field.NewPath("parameters"), obj.Parameters, oldObj.Parameters).MarkBeta().MarkShortCircuit()...)
-		}
-		if !apiequality.Semantic.DeepEqual(obj.ReclaimPolicy, oldObj.ReclaimPolicy) {
-			errs = append(errs, validate.Immutable(ctx, op, field.NewPath("reclaimPolicy"), obj.ReclaimPolicy, oldObj.ReclaimPolicy).MarkBeta().MarkShortCircuit()...)
-		}
-		if !apiequality.Semantic.DeepEqual(obj.VolumeBindingMode, oldObj.VolumeBindingMode) {
-			errs = append(errs, validate.Immutable(ctx, op, field.NewPath("volumeBindingMode"), obj.VolumeBindingMode, oldObj.VolumeBindingMode).MarkBeta().MarkShortCircuit()...)
-		}
-	}
-	return errs
-}
-
-// declarativeOp is the context and operation the generated validators run with.
-func declarativeOp(update bool) (context.Context, operation.Operation) {
-	op := operation.Operation{Type: operation.Create}
-	if update {
-		op.Type = operation.Update
-	}
-	return context.Background(), op
-}
-
-// mergeDeclarative merges the declarative errors of a kind into its handwritten errors as
-// rest.ValidateDeclarativelyWithMigrationChecks does with DeclarativeValidationBeta on (the
-// v1.37 default): enforced declarative errors (beta and standard) replace the handwritten
-// errors they cover and are appended at the end.
-func mergeDeclarative(handwritten, declarative field.ErrorList) field.ErrorList {
-	ctx := context.Background()
-	enforced := validate.FilterEnforcedDeclarativeErrors(ctx, declarative, true)
-	errs := validate.FilterCoveredHandwrittenErrors(ctx, handwritten.MarkFromImperative(), enforced, true)
-	return append(errs, enforced...)
 }

@@ -65,7 +65,7 @@ func TestValidateStorageClass(t *testing.T) {
 		}), []string{`parameters: Too long: may not be more than 512 bytes`}},
 	}
 	for _, tc := range cases {
-		expectErrors(t, tc.name, ValidateStorageClass(tc.sc), tc.want)
+		expectErrors(t, tc.name, withDeclarative(t, tc.sc, nil, ValidateStorageClass(tc.sc)), tc.want)
 	}
 }
 
@@ -92,6 +92,6 @@ func TestValidateStorageClassUpdate(t *testing.T) {
 	for _, tc := range cases {
 		sc := old.DeepCopy()
 		tc.mutate(sc)
-		expectErrors(t, tc.name, ValidateStorageClassUpdate(sc, old), tc.want)
+		expectErrors(t, tc.name, withDeclarative(t, sc, old, ValidateStorageClassUpdate(sc, old)), tc.want)
 	}
 }

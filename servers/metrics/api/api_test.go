@@ -20,8 +20,8 @@ import (
 	"k8s.io/metrics/pkg/apis/metrics"
 )
 
-// The fixtures of metrics-server's pkg/api/{node,pod,table}_test.go: three nodes and three pods
-// with metrics, one of each without.
+// The fixtures: four nodes and four pods in ns1 (one more in ns2); node4 and pod4 have no
+// usage, as a node or pod does before its second scrape.
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -135,7 +135,7 @@ func TestNodeList(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r := newNodeMetrics(metrics.Resource("nodemetrics"), fakeMetrics{}, testNodes(), req, nil)
+			r := newNodeMetrics(fakeMetrics{}, testNodes(), req, nil)
 			got, err := r.List(genericapirequest.NewContext(), tc.opts)
 			if err != nil {
 				t.Fatal(err)
@@ -148,7 +148,7 @@ func TestNodeList(t *testing.T) {
 }
 
 func TestNodeGet(t *testing.T) {
-	r := newNodeMetrics(metrics.Resource("nodemetrics"), fakeMetrics{}, testNodes(), nil, nil)
+	r := newNodeMetrics(fakeMetrics{}, testNodes(), nil, nil)
 	got, err := r.Get(genericapirequest.NewContext(), "node1", &metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestPodList(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newPodMetrics(metrics.Resource("podmetrics"), fakeMetrics{}, testPods(), nil)
+			r := newPodMetrics(fakeMetrics{}, testPods(), nil)
 			ctx := genericapirequest.WithNamespace(genericapirequest.NewContext(), tc.namespace)
 			got, err := r.List(ctx, tc.opts)
 			if err != nil {
@@ -192,7 +192,7 @@ func TestPodList(t *testing.T) {
 }
 
 func TestPodGet(t *testing.T) {
-	r := newPodMetrics(metrics.Resource("podmetrics"), fakeMetrics{}, testPods(), nil)
+	r := newPodMetrics(fakeMetrics{}, testPods(), nil)
 	ctx := genericapirequest.WithNamespace(genericapirequest.NewContext(), "ns1")
 	got, err := r.Get(ctx, "pod2", &metav1.GetOptions{})
 	if err != nil {
@@ -208,10 +208,10 @@ func TestPodGet(t *testing.T) {
 	}
 }
 
-// TestConvertToTable has metrics-server's pkg/api/table_test.go cases.
+// TestConvertToTable: the Table form of lists and of one object, as `kubectl get` shows it.
 func TestConvertToTable(t *testing.T) {
 	ctx := context.Background()
-	nodes := newNodeMetrics(metrics.Resource("nodemetrics"), fakeMetrics{}, testNodes(), nil, nil)
+	nodes := newNodeMetrics(fakeMetrics{}, testNodes(), nil, nil)
 	list, _ := nodes.List(ctx, nil)
 	table, err := nodes.ConvertToTable(ctx, list, nil)
 	if err != nil {
@@ -225,7 +225,7 @@ func TestConvertToTable(t *testing.T) {
 		t.Errorf("node rows %v, want %v", got, wantNodes)
 	}
 
-	pods := newPodMetrics(metrics.Resource("podmetrics"), fakeMetrics{}, testPods(), nil)
+	pods := newPodMetrics(fakeMetrics{}, testPods(), nil)
 	list, _ = pods.List(genericapirequest.WithNamespace(ctx, "ns1"), nil)
 	table, err = pods.ConvertToTable(ctx, list, nil)
 	if err != nil {

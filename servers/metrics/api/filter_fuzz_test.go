@@ -12,11 +12,9 @@ import (
 )
 
 // FuzzFieldSelectorFilter parses any field selector, as the API does for ?fieldSelector=, and
-// filters two pods and two nodes with it. Property: filterPartialObjectMetadata and filterNodes
-// keep, in order, exactly the objects that a direct reading of each requirement keeps
-// (metadata.name and, for pods only, metadata.namespace; any other field reads as "").
-// filterNodes and filterPartialObjectMetadata reuse one fields.Set across objects: a value left
-// over from the previous object would show here.
+// filters two pods and two nodes with it. Property: podsMatching and nodesMatching keep, in
+// order, exactly the objects that a direct reading of each requirement keeps (metadata.name
+// and, for pods only, metadata.namespace; any other field reads as "").
 func FuzzFieldSelectorFilter(f *testing.F) {
 	f.Add("metadata.name=a", "ns1", "a", "ns2", "b")
 	f.Add("metadata.namespace=ns1,metadata.name!=a", "ns1", "a", "ns1", "b")
@@ -75,11 +73,10 @@ func FuzzFieldSelectorFilter(f *testing.F) {
 			}
 		}
 		var gotPods, gotNodes []string
-		for _, o := range filterPartialObjectMetadata(objs, sel) {
-			m := o.(*metav1.PartialObjectMetadata)
+		for _, m := range podsMatching(objs, sel) {
 			gotPods = append(gotPods, m.Namespace+"/"+m.Name)
 		}
-		for _, n := range filterNodes(nodes, sel) {
+		for _, n := range nodesMatching(nodes, sel) {
 			gotNodes = append(gotNodes, n.Name)
 		}
 		if !slices.Equal(gotPods, wantPods) || !slices.Equal(gotNodes, wantNodes) {

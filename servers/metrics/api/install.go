@@ -1,7 +1,7 @@
 // Package api is the metrics.k8s.io API of the metrics server: NodeMetrics ("nodes") and
 // PodMetrics ("pods"), get and list, in v1beta1 and v1 from the same storage, served as JSON,
 // protobuf and Table. It reads usage from the metrics server's storage and which nodes and pods
-// exist from informers of the chain; it is metrics-server's pkg/api, ported.
+// exist from informers of the chain, and answers as metrics-server's pkg/api does.
 package api
 
 import (
@@ -61,8 +61,8 @@ type Config struct {
 func (c Config) APIGroupInfo(scheme *runtime.Scheme, codecs serializer.CodecFactory) genericapiserver.APIGroupInfo {
 	info := genericapiserver.NewDefaultAPIGroupInfo(metrics.GroupName, scheme, metav1.ParameterCodec, codecs)
 	resources := map[string]rest.Storage{
-		"nodes": newNodeMetrics(metrics.Resource("nodemetrics"), c.Metrics, c.Nodes, c.NodeSelector, c.ObserveFreshness),
-		"pods":  newPodMetrics(metrics.Resource("podmetrics"), c.Metrics, c.Pods, c.ObserveFreshness),
+		"nodes": newNodeMetrics(c.Metrics, c.Nodes, c.NodeSelector, c.ObserveFreshness),
+		"pods":  newPodMetrics(c.Metrics, c.Pods, c.ObserveFreshness),
 	}
 	info.VersionedResourcesStorageMap[v1beta1.SchemeGroupVersion.Version] = resources
 	info.VersionedResourcesStorageMap[metricsv1.SchemeGroupVersion.Version] = resources

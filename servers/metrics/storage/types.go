@@ -1,105 +1,77 @@
-// Package storage keeps what the metrics server has scraped: for every node and every container,
-// the latest two points only, and turns each pair into a usage (CPU as the rate between the two
-// points, memory as the latest working set). It sits between the scraper, which stores a batch
-// per resolution tick, and the metrics.k8s.io API, which reads it. Ported from metrics-server
-// pkg/storage; nothing is ever written to etcd.
+// Package storage is the metrics server's memory: for every node and every container it keeps
+// the newest point the scraper brought and, when there is one to pair it with, the point
+// before. A pair is a usage: CPU as the rate of the cumulative counter between the two points,
+// memory as the newest working set. The scraper writes a whole batch per resolution tick; the
+// metrics.k8s.io API (package api) reads usages. Nothing reaches etcd. It behaves as
+// metrics-server's pkg/storage does.
 package storage
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apitypes "k8s.io/apimachinery/pkg/types"
-	"k8s.io/klog/v2"
 )
 
-// MetricsBatch is one scrape of every node: node points by node name, container points by pod.
-// Store takes ownership of a batch; nobody may change it afterwards.
+// MetricsBatch is one scrape of the cluster: a point per node (by node name) and the points of
+// each pod's containers. Storage keeps the batch it is given; nobody may change it afterwards.
 type MetricsBatch struct {
 	Nodes map[string]MetricsPoint
 	Pods  map[apitypes.NamespacedName]PodMetricsPoint
 }
 
-// PodMetricsPoint holds the points of a pod's containers.
-//
-// metrics-server keeps them in a map by container name; a slice in the kubelet's order costs a
-// fraction of the memory for the one to three containers a pod usually has, and gives
-// PodMetrics.containers a stable order.
+// PodMetricsPoint is the scrape of one pod: its containers, in the kubelet's order (a slice
+// rather than a map: pods have one to three containers, and PodMetrics lists them in order).
 type PodMetricsPoint struct {
 	Containers []ContainerMetricsPoint
 }
 
-// ContainerMetricsPoint is the point of one named container.
+// ContainerMetricsPoint is the point of the named container.
 type ContainerMetricsPoint struct {
 	Name string
 	MetricsPoint
 }
 
-// container returns the point of the named container.
-func (p PodMetricsPoint) container(name string) (MetricsPoint, bool) {
-	for i := range p.Containers {
-		if p.Containers[i].Name == name {
-			return p.Containers[i].MetricsPoint, true
-		}
-	}
-	return MetricsPoint{}, false
-}
-
-// MetricsPoint is one measurement of a node or container (metrics-server pkg/storage/types.go).
+// MetricsPoint is one measurement of a node or a container.
 type MetricsPoint struct {
-	// StartTime is when the container or node started; its cumulative CPU was zero then.
+	// StartTime is when the container started (zero for a node): its CPU counter was 0 then.
 	StartTime time.Time
-	// Timestamp is when the point was measured. If CPU and memory were measured at different
-	// times it is the CPU's, so that the CPU rate is exact.
+	// Timestamp is when the CPU counter was read (memory may be read a moment apart).
 	Timestamp time.Time
-	// CumulativeCPUUsed is the CPU used from StartTime to Timestamp, in nanocore-seconds.
+	// CumulativeCPUUsed is the CPU time used since StartTime, in nanoseconds.
 	CumulativeCPUUsed uint64
-	// MemoryUsage is the working set, in bytes.
+	// MemoryUsage is the working set in bytes.
 	MemoryUsage uint64
 }
 
-// TimeInfo is when a usage was measured and over which window its rates are
-// (metrics-server pkg/api/interfaces.go).
-type TimeInfo struct {
-	// Timestamp is the time of the latest point used; for a pod, the earliest such time of
-	// its containers (what the HPA uses to ignore pods that just started).
-	Timestamp time.Time
-	// Window is the time between the two points the CPU rate comes from.
-	Window time.Duration
-}
-
-// resourceUsage is the usage between two points: CPU as the rate of the cumulative counter,
-// memory as the latest value (metrics-server pkg/storage/types.go).
-func resourceUsage(last, prev MetricsPoint) (corev1.ResourceList, TimeInfo, error) {
-	if last.StartTime.Before(prev.StartTime) {
-		return corev1.ResourceList{}, TimeInfo{}, fmt.Errorf("unexpected decrease in startTime of node/container")
+// usageBetween turns two points of one node or container, newer first, into CPU and memory, the time
+// of the newer point and the window between them. It fails when the older point cannot
+// precede the newer: a later start or a larger CPU counter means something was reset.
+func usageBetween(newer, older MetricsPoint) (corev1.ResourceList, time.Time, time.Duration, error) {
+	if newer.StartTime.Before(older.StartTime) {
+		return nil, time.Time{}, 0, errors.New("start time went backwards")
 	}
-	if last.CumulativeCPUUsed < prev.CumulativeCPUUsed {
-		return corev1.ResourceList{}, TimeInfo{}, fmt.Errorf("unexpected decrease in cumulative CPU usage value")
+	if newer.CumulativeCPUUsed < older.CumulativeCPUUsed {
+		return nil, time.Time{}, 0, errors.New("cumulative CPU went backwards")
 	}
-	window := last.Timestamp.Sub(prev.Timestamp)
-	cpuUsage := float64(last.CumulativeCPUUsed-prev.CumulativeCPUUsed) / window.Seconds()
+	window := newer.Timestamp.Sub(older.Timestamp)
+	nanocores := float64(newer.CumulativeCPUUsed-older.CumulativeCPUUsed) / window.Seconds()
 	return corev1.ResourceList{
-			corev1.ResourceCPU:    uint64Quantity(uint64(cpuUsage), resource.DecimalSI, -9),
-			corev1.ResourceMemory: uint64Quantity(last.MemoryUsage, resource.BinarySI, 0),
-		}, TimeInfo{
-			Timestamp: last.Timestamp,
-			Window:    window,
-		}, nil
+		corev1.ResourceCPU:    quantity(uint64(nanocores), -9, resource.DecimalSI),
+		corev1.ResourceMemory: quantity(newer.MemoryUsage, 0, resource.BinarySI),
+	}, newer.Timestamp, window, nil
 }
 
-// uint64Quantity converts a uint64 into a Quantity, whose constructors take int64 only (Parse
-// would need a costly round trip through a string). Values above MaxInt64 lose one decimal
-// digit of precision.
-func uint64Quantity(val uint64, format resource.Format, scale resource.Scale) resource.Quantity {
-	q := *resource.NewScaledQuantity(int64(val), scale)
-	if val > math.MaxInt64 {
-		klog.V(2).InfoS("Found unexpectedly large resource value, losing precision to fit in scaled resource.Quantity", "value", val)
-		q = *resource.NewScaledQuantity(int64(val/10), resource.Scale(1)+scale)
+// quantity is v×10^scale. Quantities hold int64s: a larger v gives up its last digit.
+func quantity(v uint64, scale resource.Scale, format resource.Format) resource.Quantity {
+	for v > math.MaxInt64 {
+		v /= 10
+		scale++
 	}
+	q := resource.NewScaledQuantity(int64(v), scale)
 	q.Format = format
-	return q
+	return *q
 }

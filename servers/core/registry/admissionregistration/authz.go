@@ -33,18 +33,30 @@ type check func(ctx context.Context, a *paramAuthorizer, obj, old runtime.Object
 // wrap runs c after the store's own validation, when that found nothing, as the upstream
 // strategies do: a denial becomes a Forbidden field error of the Invalid response.
 func (a *paramAuthorizer) wrap(store *genericregistry.Store, c check) {
-	store.CreateStrategy = &authzCreate{RESTCreateStrategy: store.CreateStrategy, a: a, check: c}
-	store.UpdateStrategy = &authzUpdate{RESTUpdateStrategy: store.UpdateStrategy, a: a, check: c}
+	store.CreateStrategy = &authzCreate{createStrategy: store.CreateStrategy.(createStrategy), a: a, check: c}
+	store.UpdateStrategy = &authzUpdate{updateStrategy: store.UpdateStrategy.(updateStrategy), a: a, check: c}
+}
+
+// createStrategy and updateStrategy are what the wrappers keep of the store's strategy: its
+// rules, and its declarative validation, which k8s.io/apiserver runs after Validate.
+type createStrategy interface {
+	rest.RESTCreateStrategy
+	rest.DeclarativeValidationStrategy
+}
+
+type updateStrategy interface {
+	rest.RESTUpdateStrategy
+	rest.DeclarativeValidationStrategy
 }
 
 type authzCreate struct {
-	rest.RESTCreateStrategy
+	createStrategy
 	a     *paramAuthorizer
 	check check
 }
 
 func (s *authzCreate) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
-	errs := s.RESTCreateStrategy.Validate(ctx, obj)
+	errs := s.createStrategy.Validate(ctx, obj)
 	if len(errs) == 0 {
 		if path, err := s.check(ctx, s.a, obj, nil); err != nil {
 			errs = append(errs, field.Forbidden(path, err.Error()))
@@ -54,13 +66,13 @@ func (s *authzCreate) Validate(ctx context.Context, obj runtime.Object) field.Er
 }
 
 type authzUpdate struct {
-	rest.RESTUpdateStrategy
+	updateStrategy
 	a     *paramAuthorizer
 	check check
 }
 
 func (s *authzUpdate) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	errs := s.RESTUpdateStrategy.ValidateUpdate(ctx, obj, old)
+	errs := s.updateStrategy.ValidateUpdate(ctx, obj, old)
 	if len(errs) == 0 {
 		if path, err := s.check(ctx, s.a, obj, old); err != nil {
 			errs = append(errs, field.Forbidden(path, err.Error()))

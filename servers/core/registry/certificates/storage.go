@@ -88,16 +88,16 @@ func (p Provider) NewRESTStorage(scheme *runtime.Scheme, codecs serializer.Codec
 
 	m := info.VersionedResourcesStorageMap[p.GroupVersion.Version]
 	m["certificatesigningrequests/status"] = resource.UpdateOnly(store, &csrUpdates{
-		RESTUpdateStrategy: store.UpdateStrategy,
-		keep:               keepForStatus,
-		validate:           validation.ValidateCertificateSigningRequestStatusUpdate,
-		ignoring:           resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "conditions")),
+		mainStrategy: store.UpdateStrategy.(mainStrategy),
+		keep:         keepForStatus,
+		validate:     validation.ValidateCertificateSigningRequestStatusUpdate,
+		ignoring:     resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "conditions")),
 	})
 	m["certificatesigningrequests/approval"] = resource.UpdateOnly(store, &csrUpdates{
-		RESTUpdateStrategy: store.UpdateStrategy,
-		keep:               keepForApproval,
-		validate:           validation.ValidateCertificateSigningRequestApprovalUpdate,
-		ignoring:           resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "certificate")),
+		mainStrategy: store.UpdateStrategy.(mainStrategy),
+		keep:         keepForApproval,
+		validate:     validation.ValidateCertificateSigningRequestApprovalUpdate,
+		ignoring:     resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "certificate")),
 	})
 	return info, nil
 }

@@ -22,10 +22,17 @@ type csr = certificatesv1.CertificateSigningRequest
 // update may change (keep restores the rest from the stored object), how it is validated, and
 // the fields server-side apply ignores.
 type csrUpdates struct {
-	rest.RESTUpdateStrategy
+	mainStrategy
 	ignoring
 	keep     func(update, stored *csr)
 	validate func(update, stored *csr) field.ErrorList
+}
+
+// mainStrategy is what a subresource keeps of the main strategy: its update rules and its
+// declarative validation, which runs on /status and /approval too.
+type mainStrategy interface {
+	rest.RESTUpdateStrategy
+	rest.DeclarativeValidationStrategy
 }
 
 // ignoring is a rest.ResetFieldsStrategy: the fields server-side apply ignores in a request.

@@ -57,20 +57,11 @@ var (
 )
 
 func newEvictionREST(pods *resource.Storage, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*evictionREST, error) {
-	budgets, err := resource.NewStorage(policy.PodDisruptionBudgets, policyv1.SchemeGroupVersion, scheme, uncachedOptions{optsGetter})
+	budgets, err := resource.NewStorage(policy.PodDisruptionBudgets, policyv1.SchemeGroupVersion, scheme, etcdstorage.Uncached(optsGetter))
 	if err != nil {
 		return nil, fmt.Errorf("poddisruptionbudgets for pods/eviction: %w", err)
 	}
 	return &evictionREST{pods: pods.Store, podStatus: pods.Status, budgets: budgets}, nil
-}
-
-// uncachedOptions gives storage without a watch cache.
-type uncachedOptions struct{ generic.RESTOptionsGetter }
-
-func (o uncachedOptions) GetRESTOptions(gr schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
-	opts, err := o.RESTOptionsGetter.GetRESTOptions(gr, example)
-	opts.Decorator = etcdstorage.UndecoratedStorage
-	return opts, err
 }
 
 func (r *evictionREST) New() runtime.Object { return &policyv1.Eviction{} }

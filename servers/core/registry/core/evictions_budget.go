@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/client-go/util/retry"
 )
@@ -51,7 +52,7 @@ func (r *evictionREST) spendDisruption(ctx context.Context, podName string, budg
 			b.Status.DisruptedPods = map[string]metav1.Time{}
 		}
 		b.Status.DisruptedPods[podName] = metav1.NewTime(time.Now())
-		_, _, err := r.budgets.Status.Update(ctx, b.Name, rest.DefaultUpdatedObjectInfo(b),
+		_, _, err := r.budgets.Status.Update(asBudgetStatusWrite(ctx, b), b.Name, rest.DefaultUpdatedObjectInfo(b),
 			rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{})
 		return err
 	})
@@ -59,6 +60,15 @@ func (r *evictionREST) spendDisruption(ctx context.Context, podName string, budg
 		return apierrors.NewTimeoutError(fmt.Sprintf("couldn't update PodDisruptionBudget %q due to conflicts", budget.Name), 10)
 	}
 	return err
+}
+
+// asBudgetStatusWrite gives ctx the RequestInfo of a write of b's status. kube-apiserver writes
+// the budget through a client, a request of its own; the declarative validation of the write
+// reads the group, version and subresource from that RequestInfo, and the eviction's own (pods,
+// v1, eviction) would have the budget converted to v1.
+func asBudgetStatusWrite(ctx context.Context, b *policyv1.PodDisruptionBudget) context.Context {
+	return genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{IsResourceRequest: true, Verb: "update",
+		APIGroup: policyv1.GroupName, APIVersion: "v1", Namespace: b.Namespace, Resource: "poddisruptionbudgets", Subresource: "status", Name: b.Name})
 }
 
 // refusal is why the budget allows no disruption now, or nil when it allows one.

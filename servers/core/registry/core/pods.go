@@ -21,7 +21,7 @@ import (
 
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	podvalidation "github.com/apichain/apichain/servers/core/validation/pods"
 )
 
 // pods follows kubernetes pkg/registry/core/pod (strategy.go, storage/storage.go).
@@ -56,9 +56,9 @@ var pods = &resource.Definition{
 		pod := obj.(*corev1.Pod)
 		pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: computePodQOS(pod)}
 	},
-	Validate:             resource.Check(validation.ValidatePod),
-	ValidateUpdate:       resource.CheckUpdate(validation.ValidatePodUpdate),
-	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidatePodStatusUpdate),
+	Validate:             resource.Check(podvalidation.ValidatePod),
+	ValidateUpdate:       resource.CheckUpdate(podvalidation.ValidatePodUpdate),
+	ValidateStatusUpdate: resource.CheckUpdate(podvalidation.ValidatePodStatusUpdate),
 	CheckGracefulDelete:  podGracefulDelete,
 }
 
@@ -163,7 +163,7 @@ func (r *BindingREST) Create(ctx context.Context, name string, obj runtime.Objec
 	if name != binding.Name {
 		return nil, apierrors.NewBadRequest("name in URL does not match name in Binding object")
 	}
-	if errs := validation.ValidatePodBinding(binding); len(errs) != 0 {
+	if errs := podvalidation.ValidateBinding(binding); len(errs) != 0 {
 		// kube-apiserver returns these as an internal error; a 422 says what is wrong.
 		return nil, apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Binding").GroupKind(), binding.Name, errs)
 	}

@@ -124,6 +124,12 @@ var nodes = &resource.Definition{
 		n := obj.(*corev1.Node)
 		n.Spec.ConfigSource = nil // dynamic kubelet config is gone; kube-apiserver drops these
 		n.Status.Config = nil
+		n.Spec.PodPreemptionPolicy = nil // InPlacePodVerticalScalingSchedulerPreemption is alpha, off
+	},
+	PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) {
+		if n := obj.(*corev1.Node); old.(*corev1.Node).Spec.PodPreemptionPolicy == nil {
+			n.Spec.PodPreemptionPolicy = nil // kept only where it is already in use
+		}
 	},
 	Validate:             resource.Check(validation.ValidateNode),
 	ValidateUpdate:       resource.CheckUpdate(validation.ValidateNodeUpdate),

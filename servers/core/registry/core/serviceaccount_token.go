@@ -1,8 +1,10 @@
 package core
 
-// serviceaccounts/token, the TokenRequest subresource (`kubectl create token`), following
-// kubernetes v1.37.2 pkg/registry/core/serviceaccount/storage/token.go with kube-apiserver's
-// defaults: no maximum expiration, and --service-account-extend-token-expiration on.
+// serviceaccounts/token: the TokenRequest subresource behind `kubectl create token` and the
+// kubelet's projected tokens. It issues a token for the service account, optionally bound to a
+// pod, secret or node, with kube-apiserver's defaults: no maximum lifetime, and kubelet tokens
+// extended to a year (--service-account-extend-token-expiration). The tokens themselves are
+// internal/serviceaccount's.
 
 import (
 	"context"
@@ -12,7 +14,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/errors"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -22,15 +24,13 @@ import (
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
-	"k8s.io/apiserver/pkg/warning"
-	"k8s.io/klog/v2"
 
 	"github.com/apichain/apichain/internal/serviceaccount"
 	"github.com/apichain/apichain/servers/core/resource"
 )
 
-// ServiceAccountTokens is what the serviceaccounts/token subresource needs: the signer, and the
-// API server's audiences, which tokens are for unless the request names others.
+// ServiceAccountTokens is what serviceaccounts/token needs: who signs, and the API server's
+// audiences, which a token is for unless the request names others.
 type ServiceAccountTokens struct {
 	Generator    serviceaccount.TokenGenerator
 	APIAudiences authenticator.Audiences
@@ -42,21 +42,16 @@ func addServiceAccountToken(m map[string]rest.Storage, t ServiceAccountTokens, b
 		return
 	}
 	m["serviceaccounts/token"] = &TokenREST{
-		svcaccts: built[serviceAccounts].Store, pods: built[pods].Store, secrets: built[secrets].Store, nodes: built[nodes].Store,
-		issuer: t.Generator, auds: t.APIAudiences, audsSet: sets.New(t.APIAudiences...),
-		extendExpiration: true, maxExtendedExpirationSeconds: serviceaccount.ExpirationExtensionSeconds,
+		serviceAccounts: built[serviceAccounts].Store, pods: built[pods].Store, secrets: built[secrets].Store, nodes: built[nodes].Store,
+		tokens: t.Generator, audiences: t.APIAudiences,
 	}
 }
 
-// TokenREST issues tokens for service accounts.
+// TokenREST issues service account tokens.
 type TokenREST struct {
-	svcaccts, pods, secrets, nodes rest.Getter
-	issuer                         serviceaccount.TokenGenerator
-	auds                           authenticator.Audiences
-	audsSet                        sets.Set[string]
-	maxExpirationSeconds           int64
-	extendExpiration               bool
-	maxExtendedExpirationSeconds   int64
+	serviceAccounts, pods, secrets, nodes rest.Getter
+	tokens                                serviceaccount.TokenGenerator
+	audiences                             authenticator.Audiences
 }
 
 var (
@@ -65,210 +60,173 @@ var (
 	_ rest.SubresourceObjectMetaPreserver = &TokenREST{}
 )
 
-var tokenRequestGVK = authenticationv1.SchemeGroupVersion.WithKind("TokenRequest")
+var (
+	tokenRequestKind     = authenticationv1.SchemeGroupVersion.WithKind("TokenRequest")
+	tokenRequestResource = schema.GroupResource{Group: authenticationv1.GroupName, Resource: "TokenRequest"}
+)
 
-// New implements rest.Storage.
 func (r *TokenREST) New() runtime.Object { return &authenticationv1.TokenRequest{} }
+func (r *TokenREST) Destroy()            {} // the stores are their resources'
 
-// Destroy implements rest.Storage; the stores belong to their resources.
-func (r *TokenREST) Destroy() {}
-
-// GroupVersionKind implements rest.GroupVersionKindProvider: a TokenRequest of
-// authentication.k8s.io/v1, under the core group.
+// GroupVersionKind: the subresource of a core/v1 resource speaks authentication.k8s.io/v1.
 func (r *TokenREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
-	return tokenRequestGVK
+	return tokenRequestKind
 }
 
-// PreserveRequestObjectMetaSystemFieldsOnSubresourceCreate keeps the TokenRequest's UID: it
-// is checked against the service account's.
+// PreserveRequestObjectMetaSystemFieldsOnSubresourceCreate keeps the request's UID, which
+// names the service account the caller means.
 func (r *TokenREST) PreserveRequestObjectMetaSystemFieldsOnSubresourceCreate() bool { return true }
 
-// Create issues a token for the service account name.
-func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+// Create issues a token for the service account name of the request's namespace.
+func (r *TokenREST) Create(ctx context.Context, name string, obj runtime.Object, createValidation rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
 	req, ok := obj.(*authenticationv1.TokenRequest)
 	if !ok {
-		return nil, errors.NewBadRequest(fmt.Sprintf("not a TokenRequest: %T", obj))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a TokenRequest: %T", obj))
 	}
 	namespace, ok := genericapirequest.NamespaceFrom(ctx)
 	if !ok {
-		return nil, errors.NewBadRequest("namespace is required")
+		return nil, apierrors.NewBadRequest("namespace is required")
 	}
-	if len(req.Name) > 0 && req.Name != name {
-		errs := field.ErrorList{field.Invalid(field.NewPath("metadata").Child("name"), req.Name, "must match the service account name if specified")}
-		return nil, errors.NewInvalid(tokenRequestGVK.GroupKind(), name, errs)
+	// metadata may name the service account again, but not another one.
+	for _, f := range []struct{ field, got, want string }{{"name", req.Name, name}, {"namespace", req.Namespace, namespace}} {
+		if f.got != "" && f.got != f.want {
+			return nil, apierrors.NewInvalid(tokenRequestKind.GroupKind(), name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", f.field), f.got, "must match the service account "+f.field+" if specified")})
+		}
 	}
-	if len(req.Namespace) > 0 && req.Namespace != namespace {
-		errs := field.ErrorList{field.Invalid(field.NewPath("metadata").Child("namespace"), req.Namespace, "must match the service account namespace if specified")}
-		return nil, errors.NewInvalid(tokenRequestGVK.GroupKind(), name, errs)
-	}
-
-	svcacctObj, err := r.svcaccts.Get(ctx, name, &metav1.GetOptions{})
+	sa, err := getAs[*corev1.ServiceAccount](ctx, r.serviceAccounts, "serviceaccounts", namespace, name, &metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
-	svcacct := svcacctObj.(*corev1.ServiceAccount)
-
-	// TokenRequestServiceAccountUIDValidation is beta and on in v1.37.
-	if len(req.UID) > 0 && req.UID != svcacct.UID {
-		return nil, errors.NewConflict(schema.GroupResource{Group: tokenRequestGVK.Group, Resource: tokenRequestGVK.Kind}, name,
-			fmt.Errorf("the UID in the token request (%s) does not match the UID of the service account (%s)", req.UID, svcacct.UID))
+	if req.UID != "" && req.UID != sa.UID {
+		return nil, apierrors.NewConflict(tokenRequestResource, name,
+			fmt.Errorf("the UID in the token request (%s) does not match the UID of the service account (%s)", req.UID, sa.UID))
 	}
 
-	// Defaults (pkg/apis/authentication/v1/defaults.go), then the API server's audiences.
+	// Defaults, then what the request is about.
 	if req.Spec.ExpirationSeconds == nil {
-		hour := int64(60 * 60)
+		hour := int64(time.Hour / time.Second)
 		req.Spec.ExpirationSeconds = &hour
 	}
 	if len(req.Spec.Audiences) == 0 {
-		req.Spec.Audiences = r.auds
+		req.Spec.Audiences = r.audiences
 	}
-	if len(req.Name) == 0 {
-		req.Name = svcacct.Name
-	}
-	if len(req.Namespace) == 0 {
-		req.Namespace = svcacct.Namespace
-	}
-	if len(req.UID) == 0 {
-		req.UID = svcacct.UID
-	}
-
-	// The time before the token is built: the returned expiration is never after exp.
-	nowTime := time.Now()
-	req.CreationTimestamp = metav1.NewTime(nowTime)
+	req.Name, req.Namespace, req.UID = sa.Name, sa.Namespace, sa.UID
+	now := time.Now() // before the token: the expiration returned is never after its exp
+	req.CreationTimestamp = metav1.NewTime(now)
 	req.Status = authenticationv1.TokenRequestStatus{}
-
-	if errs := validateTokenRequest(req); len(errs) != 0 {
-		return nil, errors.NewInvalid(tokenRequestGVK.GroupKind(), "", errs)
+	if errs := validateTokenRequest(&req.Spec); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(tokenRequestKind.GroupKind(), "", errs)
 	}
 	if createValidation != nil {
-		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+		if err := createValidation(ctx, req.DeepCopyObject()); err != nil {
 			return nil, err
 		}
 	}
 
-	var (
-		pod    *corev1.Pod
-		node   *corev1.Node
-		secret *corev1.Secret
-	)
+	seconds := *req.Spec.ExpirationSeconds
+	issue := serviceaccount.Request{ServiceAccount: sa, Audiences: req.Spec.Audiences, Lifetime: time.Duration(seconds) * time.Second}
 	if ref := req.Spec.BoundObjectRef; ref != nil {
-		var uid types.UID
-		gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
-		switch {
-		case gvk.Group == "" && gvk.Kind == "Pod":
-			podObj, err := r.pods.Get(newContext(ctx, "pods", ref.Name, namespace, gvk), ref.Name, &metav1.GetOptions{})
-			if err != nil {
-				return nil, err
-			}
-			pod = podObj.(*corev1.Pod)
-			if name != pod.Spec.ServiceAccountName {
-				return nil, errors.NewBadRequest(fmt.Sprintf("cannot bind token for serviceaccount %q to pod running with different serviceaccount name.", name))
-			}
-			uid = pod.UID
-			if nodeName := pod.Spec.NodeName; nodeName != "" {
-				newCtx := newContext(ctx, "nodes", nodeName, "", corev1.SchemeGroupVersion.WithKind("Node"))
-				nodeObj, err := r.nodes.Get(newCtx, nodeName, &metav1.GetOptions{ResourceVersion: "0"})
-				if err != nil {
-					nodeObj, err = r.nodes.Get(newCtx, nodeName, &metav1.GetOptions{}) // a live lookup on any error
-				}
-				switch {
-				case errors.IsNotFound(err):
-					// Still name the node, without its UID.
-					klog.V(4).ErrorS(err, "failed fetching node for pod", "pod", klog.KObj(pod), "podUID", pod.UID, "nodeName", nodeName)
-					node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}}
-				case err != nil:
-					return nil, errors.NewInternalError(err)
-				default:
-					node = nodeObj.(*corev1.Node)
-				}
-			}
-		case gvk.Group == "" && gvk.Kind == "Node":
-			nodeObj, err := r.nodes.Get(newContext(ctx, "nodes", ref.Name, "", gvk), ref.Name, &metav1.GetOptions{})
-			if err != nil {
-				return nil, err
-			}
-			node = nodeObj.(*corev1.Node)
-			uid = node.UID
-		case gvk.Group == "" && gvk.Kind == "Secret":
-			secretObj, err := r.secrets.Get(newContext(ctx, "secrets", ref.Name, namespace, gvk), ref.Name, &metav1.GetOptions{})
-			if err != nil {
-				return nil, err
-			}
-			secret = secretObj.(*corev1.Secret)
-			uid = secret.UID
-		case gvk.Group == "admissionregistration.k8s.io" && gvk.Version == "v1" && (gvk.Kind == "ValidatingWebhookConfiguration" || gvk.Kind == "MutatingWebhookConfiguration"):
-			return nil, errors.NewBadRequest(fmt.Sprintf("cannot bind token to object of type %s (feature gate %s is disabled)", gvk.String(), "APIServerWebhookAuthenticationToken"))
-		default:
-			return nil, errors.NewBadRequest(fmt.Sprintf("cannot bind token to object of type %s", gvk.String()))
-		}
-		if ref.UID != "" && uid != ref.UID {
-			return nil, errors.NewConflict(schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}, ref.Name,
-				fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID))
+		if err := r.bind(ctx, namespace, ref, &issue); err != nil {
+			return nil, err
 		}
 	}
-
-	if r.maxExpirationSeconds > 0 && *req.Spec.ExpirationSeconds > r.maxExpirationSeconds {
-		warning.AddWarning(ctx, "", fmt.Sprintf("requested expiration of %d seconds shortened to %d seconds", *req.Spec.ExpirationSeconds, r.maxExpirationSeconds))
-		*req.Spec.ExpirationSeconds = r.maxExpirationSeconds
+	if issue.Pod != nil && seconds == serviceaccount.KubeletTokenSeconds && sets.New(r.audiences...).HasAll(req.Spec.Audiences...) {
+		issue.WarnAfter, issue.Lifetime = issue.Lifetime, serviceaccount.ExtendedTokenLifetime
 	}
-
-	// Projected tokens of kubelets (3607 s, pod-bound, for the API server) live a year and warn
-	// after their requested expiration, for a safe transition to bound tokens.
-	var warnAfter int64
-	exp := *req.Spec.ExpirationSeconds
-	if r.extendExpiration && pod != nil && exp == serviceaccount.WarnOnlyBoundTokenExpirationSeconds && r.audsSet.HasAll(req.Spec.Audiences...) {
-		warnAfter = exp
-		exp = r.maxExtendedExpirationSeconds
-	}
-
-	sc, pc, err := serviceaccount.NewClaims(*svcacct, pod, secret, node, exp, warnAfter, req.Spec.Audiences)
+	token, err := r.tokens.Issue(issue, now)
 	if err != nil {
-		return nil, err
+		return nil, apierrors.NewInternalError(fmt.Errorf("failed to generate token: %v", err))
 	}
-	tokdata, err := r.issuer.GenerateToken(ctx, sc, pc)
-	if err != nil {
-		return nil, errors.NewInternalError(fmt.Errorf("failed to generate token: %v", err))
-	}
-
 	out := req.DeepCopy()
-	out.Status = authenticationv1.TokenRequestStatus{
-		Token:               tokdata,
-		ExpirationTimestamp: metav1.Time{Time: nowTime.Add(time.Duration(*out.Spec.ExpirationSeconds) * time.Second)},
-	}
+	out.Status = authenticationv1.TokenRequestStatus{Token: token, ExpirationTimestamp: metav1.NewTime(now.Add(time.Duration(seconds) * time.Second))}
 	return out, nil
 }
 
-// newContext is ctx with the RequestInfo of a get of the bound object.
-func newContext(ctx context.Context, resource, name, namespace string, gvk schema.GroupVersionKind) context.Context {
-	return genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
-		IsResourceRequest: true,
-		Verb:              "get",
-		Namespace:         namespace,
-		Resource:          resource,
-		Name:              name,
-		Parts:             []string{resource, name},
-		APIGroup:          gvk.Group,
-		APIVersion:        gvk.Version,
-	})
+// bind finds the object ref names and puts it in the token's request: a pod of the service
+// account (with the node it runs on), a secret, or a node.
+func (r *TokenREST) bind(ctx context.Context, namespace string, ref *authenticationv1.BoundObjectReference, issue *serviceaccount.Request) error {
+	gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
+	var uid types.UID
+	switch {
+	case gvk.Group == "" && gvk.Kind == "Pod":
+		pod, err := getAs[*corev1.Pod](ctx, r.pods, "pods", namespace, ref.Name, &metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if pod.Spec.ServiceAccountName != issue.ServiceAccount.Name {
+			return apierrors.NewBadRequest(fmt.Sprintf("cannot bind token for serviceaccount %q to pod running with different serviceaccount name.", issue.ServiceAccount.Name))
+		}
+		issue.Pod, uid = pod, pod.UID
+		if pod.Spec.NodeName == "" {
+			break
+		}
+		// The pod's node rides along; from the cache if it can, and by name alone if it is gone.
+		node, err := getAs[*corev1.Node](ctx, r.nodes, "nodes", "", pod.Spec.NodeName, &metav1.GetOptions{ResourceVersion: "0"})
+		if err != nil {
+			node, err = getAs[*corev1.Node](ctx, r.nodes, "nodes", "", pod.Spec.NodeName, &metav1.GetOptions{})
+		}
+		switch {
+		case apierrors.IsNotFound(err):
+			node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: pod.Spec.NodeName}}
+		case err != nil:
+			return apierrors.NewInternalError(err)
+		}
+		issue.Node = node
+	case gvk.Group == "" && gvk.Kind == "Node":
+		node, err := getAs[*corev1.Node](ctx, r.nodes, "nodes", "", ref.Name, &metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		issue.Node, uid = node, node.UID
+	case gvk.Group == "" && gvk.Kind == "Secret":
+		secret, err := getAs[*corev1.Secret](ctx, r.secrets, "secrets", namespace, ref.Name, &metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		issue.Secret, uid = secret, secret.UID
+	case gvk.GroupVersion().String() == "admissionregistration.k8s.io/v1" && (gvk.Kind == "ValidatingWebhookConfiguration" || gvk.Kind == "MutatingWebhookConfiguration"):
+		// Off in v1.37 (alpha), so kube-apiserver refuses them this way.
+		return apierrors.NewBadRequest(fmt.Sprintf("cannot bind token to object of type %s (feature gate APIServerWebhookAuthenticationToken is disabled)", gvk))
+	default:
+		return apierrors.NewBadRequest(fmt.Sprintf("cannot bind token to object of type %s", gvk))
+	}
+	if ref.UID != "" && ref.UID != uid {
+		return apierrors.NewConflict(schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}, ref.Name,
+			fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID))
+	}
+	return nil
 }
 
-// minTokenAgeSec is pkg/apis/authentication/validation's MinTokenAgeSec.
-const minTokenAgeSec = 10 * 60
+// getAs gets resource namespace/name from store as a T. The request info says what is got:
+// the store names the resource in its errors by it.
+func getAs[T runtime.Object](ctx context.Context, store rest.Getter, resource, namespace, name string, opts *metav1.GetOptions) (T, error) {
+	ctx = genericapirequest.WithNamespace(ctx, namespace)
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true, Verb: "get", APIVersion: "v1", Namespace: namespace, Resource: resource, Name: name,
+		Parts: []string{resource, name},
+	})
+	obj, err := store.Get(ctx, name, opts)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	return obj.(T), nil
+}
 
-// validateTokenRequest follows kubernetes pkg/apis/authentication/validation ValidateTokenRequest
-// (webhook-bound requests are refused before they get here).
-func validateTokenRequest(tr *authenticationv1.TokenRequest) field.ErrorList {
-	allErrs := field.ErrorList{}
-	specPath := field.NewPath("spec")
-	exp := *tr.Spec.ExpirationSeconds
-	if exp < minTokenAgeSec {
-		allErrs = append(allErrs, field.Invalid(specPath.Child("expirationSeconds"), exp, "may not specify a duration less than 10 minutes"))
+// validateTokenRequest holds the rules of kube-apiserver's TokenRequest validation that reach
+// it here (webhook-bound requests are refused before).
+func validateTokenRequest(spec *authenticationv1.TokenRequestSpec) field.ErrorList {
+	path := field.NewPath("spec")
+	if len(spec.Attestations) > 0 {
+		return field.ErrorList{field.Invalid(path.Child("attestations"), spec.Attestations, "attestations may only be specified with a webhook bound object reference")}
 	}
-	if exp > math.MaxUint32+1 {
-		allErrs = append(allErrs, field.Invalid(specPath.Child("expirationSeconds"), exp, "may not specify a duration larger than 2^32 seconds"))
+	var errs field.ErrorList
+	switch seconds := *spec.ExpirationSeconds; {
+	case seconds < 10*60:
+		errs = append(errs, field.Invalid(path.Child("expirationSeconds"), seconds, "may not specify a duration less than 10 minutes"))
+	case seconds > math.MaxUint32+1:
+		errs = append(errs, field.Invalid(path.Child("expirationSeconds"), seconds, "may not specify a duration larger than 2^32 seconds"))
 	}
-	if len(tr.Spec.Attestations) != 0 {
-		return field.ErrorList{field.Invalid(specPath.Child("attestations"), tr.Spec.Attestations, "attestations may only be specified with a webhook bound object reference")}
-	}
-	return allErrs
+	return errs
 }

@@ -100,11 +100,11 @@ func NewAllocators(optsGetter generic.RESTOptionsGetter, serviceCIDR string, nod
 }
 
 func rawStorage(optsGetter generic.RESTOptionsGetter, resource, key string) (storage.Interface, func(), error) {
-	opts, err := optsGetter.GetRESTOptions(schema.GroupResource{Resource: resource}, &corev1.RangeAllocation{})
+	opts, err := etcdstorage.Uncached(optsGetter).GetRESTOptions(schema.GroupResource{Resource: resource}, &corev1.RangeAllocation{})
 	if err != nil {
 		return nil, nil, err
 	}
-	st, destroy, err := etcdstorage.NewRawStorage(opts.StorageConfig, func() runtime.Object { return &corev1.RangeAllocation{} }, nil, key)
+	st, destroy, err := opts.Decorator(opts.StorageConfig, key, nil, func() runtime.Object { return &corev1.RangeAllocation{} }, nil, nil, nil, nil)
 	if err != nil {
 		return nil, nil, err
 	}

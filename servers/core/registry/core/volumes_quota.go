@@ -11,6 +11,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/resource"
 	"github.com/apichain/apichain/servers/core/validation"
+	podvalidation "github.com/apichain/apichain/servers/core/validation/pods"
 )
 
 // persistentVolumes follows kubernetes pkg/registry/core/persistentvolume (strategy.go): a new
@@ -40,9 +41,9 @@ var persistentVolumes = &resource.Definition{
 			pv.Status.LastPhaseTransitionTime = &now
 		}
 	},
-	Validate:             resource.Check(validation.ValidatePersistentVolume),
-	ValidateUpdate:       resource.CheckUpdate(validation.ValidatePersistentVolumeUpdate),
-	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidatePersistentVolumeStatusUpdate),
+	Validate:             resource.Check(podvalidation.ValidatePersistentVolume),
+	ValidateUpdate:       resource.CheckUpdate(podvalidation.ValidatePersistentVolumeUpdate),
+	ValidateStatusUpdate: resource.CheckUpdate(podvalidation.ValidatePersistentVolumeStatusUpdate),
 }
 
 // persistentVolumeClaims follows kubernetes pkg/registry/core/persistentvolumeclaim
@@ -76,9 +77,9 @@ var persistentVolumeClaims = &resource.Definition{
 			pvc.Status.HealthStatus = nil
 		}
 	},
-	Validate:             resource.Check(validation.ValidatePersistentVolumeClaim),
-	ValidateUpdate:       resource.CheckUpdate(validation.ValidatePersistentVolumeClaimUpdate),
-	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidatePersistentVolumeClaimStatusUpdate),
+	Validate:             resource.Check(podvalidation.ValidatePersistentVolumeClaim),
+	ValidateUpdate:       resource.CheckUpdate(podvalidation.ValidatePersistentVolumeClaimUpdate),
+	ValidateStatusUpdate: resource.CheckUpdate(podvalidation.ValidatePersistentVolumeClaimStatusUpdate),
 }
 
 // dropDisabledPVCFields drops a cross-namespace dataSourceRef (CrossNamespaceVolumeDataSource is

@@ -18,6 +18,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/resource"
 	"github.com/apichain/apichain/servers/core/validation"
+	podvalidation "github.com/apichain/apichain/servers/core/validation/pods"
 )
 
 // podTemplates: the generation counts changes of the template.
@@ -27,8 +28,8 @@ var podTemplates = &resource.Definition{
 	NewList:        func() runtime.Object { return &corev1.PodTemplateList{} },
 	Table:          printers.PodTemplate,
 	Generation:     true,
-	Validate:       resource.Check(validation.ValidatePodTemplate),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidatePodTemplateUpdate),
+	Validate:       resource.Check(podvalidation.ValidatePodTemplate),
+	ValidateUpdate: resource.CheckUpdate(podvalidation.ValidatePodTemplateUpdate),
 }
 
 var replicationControllers = &resource.Definition{

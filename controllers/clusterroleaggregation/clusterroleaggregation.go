@@ -1,0 +1,167 @@
+// Package clusterroleaggregation fills the rules of aggregated ClusterRoles.
+//
+// A ClusterRole with an aggregationRule gets its rules from the ClusterRoles its label
+// selectors match: the bootstrap roles admin, edit and view are made that way, from the roles
+// labelled rbac.authorization.k8s.io/aggregate-to-{admin,edit,view}, so that installing a CRD's
+// "view" role extends view. kube-controller-manager's clusterrole-aggregation controller keeps
+// every aggregated role's rules equal to the union of the matching roles' rules, in the order
+// of their names, each rule once, written by server-side apply as
+// "clusterrole-aggregation-controller". Ours does the same.
+//
+// Left out: kube's fallback to a plain update for API servers without server-side apply.
+package clusterroleaggregation
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	rbacapply "k8s.io/client-go/applyconfigurations/rbac/v1"
+	rbacinformers "k8s.io/client-go/informers/rbac/v1"
+	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
+	rbaclisters "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// FieldManager is the manager of the rules it writes, kube-controller-manager's.
+const FieldManager = "clusterrole-aggregation-controller"
+
+// Controller aggregates ClusterRoles. Build it with New, start it with Run.
+type Controller struct {
+	client rbacclient.ClusterRolesGetter
+	roles  rbaclisters.ClusterRoleLister
+	synced cache.InformerSynced
+	queue  workqueue.TypedRateLimitingInterface[string]
+}
+
+// New returns a controller that watches ClusterRoles through informer and writes with client.
+func New(client rbacclient.ClusterRolesGetter, informer rbacinformers.ClusterRoleInformer) (*Controller, error) {
+	c := &Controller{
+		client: client,
+		roles:  informer.Lister(),
+		synced: informer.Informer().HasSynced,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "clusterrole_aggregation"}),
+	}
+	// Any role's change may change what any aggregated role matches: look at all of them.
+	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.addAggregated() },
+		UpdateFunc: func(any, any) { c.addAggregated() },
+		DeleteFunc: func(any) { c.addAggregated() },
+	})
+	return c, err
+}
+
+func (c *Controller) addAggregated() {
+	roles, err := c.roles.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, r := range roles {
+		if r.AggregationRule != nil {
+			c.queue.Add(r.Name)
+		}
+	}
+}
+
+// Run aggregates with workers goroutines until ctx is done.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrashWithContext(ctx)
+	defer c.queue.ShutDown()
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
+		return
+	}
+	for range workers {
+		go wait.UntilWithContext(ctx, func(ctx context.Context) {
+			for c.next(ctx) {
+			}
+		}, time.Second)
+	}
+	<-ctx.Done()
+}
+
+func (c *Controller) next(ctx context.Context) bool {
+	name, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(name)
+	if err := c.sync(ctx, name); err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "aggregating ClusterRole", "clusterrole", name)
+		c.queue.AddRateLimited(name)
+		return true
+	}
+	c.queue.Forget(name)
+	return true
+}
+
+// sync sets the rules of ClusterRole name to those of the roles it aggregates.
+func (c *Controller) sync(ctx context.Context, name string) error {
+	role, err := c.roles.Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if role.AggregationRule == nil {
+		return nil
+	}
+	sources, err := c.matching(role)
+	if err != nil {
+		return err
+	}
+	var rules []rbacv1.PolicyRule
+	for _, src := range sources {
+		for _, rule := range src.Rules {
+			if !slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(r, rule) }) {
+				rules = append(rules, rule)
+			}
+		}
+	}
+	if equality.Semantic.DeepEqual(role.Rules, rules) {
+		return nil
+	}
+
+	apply := rbacapply.ClusterRole(name)
+	for _, r := range rules {
+		apply.WithRules(rbacapply.PolicyRule().WithVerbs(r.Verbs...).WithAPIGroups(r.APIGroups...).
+			WithResources(r.Resources...).WithResourceNames(r.ResourceNames...).WithNonResourceURLs(r.NonResourceURLs...))
+	}
+	if _, err := c.client.ClusterRoles().Apply(ctx, apply, metav1.ApplyOptions{FieldManager: FieldManager, Force: true}); err != nil {
+		return fmt.Errorf("applying the rules of ClusterRole %s: %w", name, err)
+	}
+	return nil
+}
+
+// matching returns the ClusterRoles other than role that one of its selectors matches, by name.
+func (c *Controller) matching(role *rbacv1.ClusterRole) ([]*rbacv1.ClusterRole, error) {
+	var out []*rbacv1.ClusterRole
+	for _, s := range role.AggregationRule.ClusterRoleSelectors {
+		selector, err := metav1.LabelSelectorAsSelector(&s)
+		if err != nil {
+			return nil, fmt.Errorf("selector of ClusterRole %s: %w", role.Name, err)
+		}
+		found, err := c.roles.List(selector)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range found {
+			if r.Name != role.Name && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}

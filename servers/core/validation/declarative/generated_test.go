@@ -1,0 +1,13 @@
+package declarative
+
+import (
+	"testing"
+
+	"github.com/apichain/apichain/internal/generated"
+)
+
+// TestGeneratedFilesAreCurrent: a k8s.io/api upgrade or a new group without `go generate`
+// fails here.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	generated.Check(t)
+}

@@ -1,0 +1,123 @@
+package pods
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+)
+
+func TestPodTemplate(t *testing.T) {
+	pt := &corev1.PodTemplate{}
+	decode(t, `
+metadata: {name: pt, namespace: ns, resourceVersion: "1"}
+template:
+  metadata: {labels: {'bad key!': v}}
+  spec: {containers: [{name: c}], ephemeralContainers: [{name: debug, image: busybox}]}`, pt)
+	expect(t, "invalid", ValidatePodTemplate(pt),
+		`template.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters`,
+		"template.spec.containers[0].image: Required value",
+		"template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template")
+
+	good := pt.DeepCopy()
+	good.Template.Labels = nil
+	good.Template.Spec.Containers[0].Image = "nginx"
+	good.Template.Spec.EphemeralContainers = nil
+	expect(t, "valid", ValidatePodTemplate(good))
+	renamed := good.DeepCopy()
+	renamed.Name = "other"
+	expect(t, "rename", ValidatePodTemplateUpdate(renamed, good), `metadata.name: Invalid value: "other": field is immutable`)
+	changed := good.DeepCopy()
+	changed.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
+	expect(t, "a template may change", ValidatePodTemplateUpdate(changed, good))
+
+	// The rules that hold only once a pod exists (a service account for its token, no
+	// whitespace around images) do not hold for its template; the workload kinds check
+	// their template at their own path.
+	spec := good.Template.DeepCopy()
+	spec.Spec.Containers[0].Image = "nginx "
+	spec.Spec.ServiceAccountName, spec.Spec.DeprecatedServiceAccount = "", ""
+	spec.Spec.Volumes = []corev1.Volume{{Name: "tok", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: ptr.To[int64](3600)}}}}}}}
+	expect(t, "template only", ValidatePodTemplateSpec(spec, nil, field.NewPath("spec", "template")))
+	spec.Spec.RestartPolicy = "Sometimes"
+	expect(t, "at the caller's path", ValidatePodTemplateSpec(spec, nil, field.NewPath("spec", "template")),
+		`spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`)
+
+	// A label value that selectors may no longer hold stays allowed in a stored template.
+	stale := good.Template.DeepCopy()
+	stale.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"no good"}}}}, TopologyKey: "zone"}}}}
+	path := field.NewPath("template")
+	expect(t, "invalid label value in a new selector", ValidatePodTemplateSpec(stale, nil, path),
+		`template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values[0]: Invalid value: "no good"`)
+	expect(t, "kept in a stored one", ValidatePodTemplateSpec(stale, stale.DeepCopy(), path))
+}
+
+// TestAcceptedObjects: what kube-apiserver accepted and returned (the reference's defaulted
+// objects) is valid, on create and as an update that changes nothing.
+func TestAcceptedObjects(t *testing.T) {
+	for file, kind := range map[string]string{"pod.json": "Pod", "pod-latest-image.json": "Pod",
+		"pv.json": "PersistentVolume", "pvc.json": "PersistentVolumeClaim"} {
+		raw, err := os.ReadFile(reference + "defaulted/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := checks[kind]
+		obj := check.new()
+		decode(t, string(raw), obj)
+		obj.(metav1.Object).SetResourceVersion("1")
+		expect(t, file+" create", check.create(obj))
+		expect(t, file+" update", check.update(obj.DeepCopyObject(), obj))
+	}
+	// Pods' status as the kubelet writes it.
+	p := &corev1.Pod{}
+	raw, err := os.ReadFile(reference + "defaulted/pod.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, string(raw), p)
+	p.ResourceVersion = "1"
+	expect(t, "pod status", ValidatePodStatusUpdate(p.DeepCopy(), p))
+}
+
+// TestMessages: the Pod errors of validation-messages.txt, as kubectl printed them for
+// kube-apiserver: one cause after a colon, several as a list.
+func TestMessages(t *testing.T) {
+	raw, err := os.ReadFile(reference + "validation-messages.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := 0
+	for _, block := range strings.Split(string(raw), "### ")[1:] {
+		input, want, _ := strings.Cut(block, "\n")
+		if !strings.Contains(input, "kind: Pod,") {
+			continue
+		}
+		p := &corev1.Pod{}
+		decode(t, input, p)
+		var causes []string
+		for _, e := range ValidatePod(p) {
+			causes = append(causes, e.Error())
+		}
+		got := fmt.Sprintf("The Pod %q is invalid: ", p.Name)
+		if len(causes) == 1 {
+			got += causes[0]
+		} else {
+			got += "\n* " + strings.Join(causes, "\n* ")
+		}
+		if want = strings.TrimSpace(want); got != want {
+			t.Errorf("%s:\n got  %s\n want %s", input, got, want)
+		}
+		tested++
+	}
+	if tested != 3 {
+		t.Errorf("tested %d Pod messages, the reference has 3", tested)
+	}
+}
