@@ -76,7 +76,8 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 		apiHandler = withBadInputAs4xx(apiHandler, c.Serializer, label.remoteAPIService)
 		// A request that runs out of time gets a 504, not a lost connection (deadline.go).
 		apiHandler = withAnswerBeforeDeadline(apiHandler, label.remoteAPIService)
-		return genericapiserver.DefaultBuildHandlerChain(label.wrap(apiHandler), c)
+		// An HTTP/1 request answered before its body was read keeps its connection (earlyanswer.go).
+		return withBodyReadAfterAnswer(genericapiserver.DefaultBuildHandlerChain(label.wrap(apiHandler), c), c.MaxRequestBodyBytes)
 	}
 
 	serving, err := secureServing(o, files)
