@@ -21,13 +21,14 @@ import (
 // only its stream, after the answer.
 //
 // The answer must still be in net/http's buffer when the handler returns, as an error Status
-// is (net/http decides on closing when it writes the headers). A body over limit is left to
-// net/http: the handlers answer it 413 having read limit bytes,
-// and the connection is closed as in kube-apiserver.
+// is (net/http decides on closing when it writes the headers). A body over limit, which no
+// request may carry, is left to net/http, which closes the connection as in kube-apiserver.
 func withBodyReadAfterAnswer(next http.Handler, limit int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r)
-		if r.ProtoMajor != 1 || r.ContentLength == 0 || r.ContentLength > limit {
+		// A client that sent "Expect: 100-continue" waits for the answer before it sends the
+		// body: reading would ask it for a body only to throw it away.
+		if r.ProtoMajor != 1 || r.ContentLength == 0 || r.ContentLength > limit || r.Header.Get("Expect") != "" {
 			return
 		}
 		// A body the handler read to its end reads nothing more (EOF, or an error for a

@@ -159,18 +159,7 @@ func (e *writeEnv) post(collection string, body []byte) error {
 
 // do sends a request of the test's own (not a fuzzed one) over HTTP/2.
 func (e *writeEnv) do(method, path string, body []byte) (*http.Response, []byte, error) {
-	req, err := http.NewRequest(method, e.chain.Admin.Host+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := e.h2.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(resp.Body)
-	return resp, answer, err
+	return e.send(fuzzWrite{method: method, path: path, contentType: "application/json", body: body})
 }
 
 // write turns an input into a request.
