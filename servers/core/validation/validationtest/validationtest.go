@@ -1,0 +1,188 @@
+// Package validationtest holds what the tests of Core's validation packages share: objects
+// decoded and defaulted as Core sees them, errors compared as kube-apiserver prints them, the
+// merge with the generated declarative rules, and kube-apiserver's validation corpus.
+//
+// It is imported only by tests (servers/core/validation/<group>/*_test.go).
+package validationtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/operation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apichain/apichain/servers/core/defaults"
+	"github.com/apichain/apichain/servers/core/validation/declarative"
+)
+
+// Reference is the directory of the repository's copy of kube-apiserver's observed behaviour
+// (servers/chain/testdata/reference).
+func Reference() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "chain", "testdata", "reference")
+}
+
+// scheme knows every kind Core serves, its defaults and its generated declarative rules.
+func scheme(t testing.TB) *kruntime.Scheme {
+	s := kruntime.NewScheme()
+	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, defaults.RegisterDefaults, declarative.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// Decode reads YAML (or JSON) into obj and defaults it, as Core does before it validates.
+func Decode(t testing.TB, in string, obj kruntime.Object) {
+	t.Helper()
+	if err := yaml.Unmarshal([]byte(in), obj); err != nil {
+		t.Fatalf("decoding %q: %v", in, err)
+	}
+	scheme(t).Default(obj)
+}
+
+// Expect compares errs with want, in order: each wanted string is the start of the error as
+// kube-apiserver prints it ("path: Type: value: message").
+func Expect(t testing.TB, name string, errs field.ErrorList, want ...string) {
+	t.Helper()
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	ok := len(got) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = strings.HasPrefix(got[i], want[i])
+	}
+	if !ok {
+		t.Errorf("%s:\n got  %s\n want %s", name, strings.Join(got, "\n      "), strings.Join(want, "\n      "))
+	}
+}
+
+// Merged is what a client gets from Core for obj (old is nil on create): errs, the handwritten
+// errors, merged by k8s.io/apiserver with the generated declarative rules of obj's kind.
+func Merged(t testing.TB, obj, old kruntime.Object, errs field.ErrorList) field.ErrorList {
+	t.Helper()
+	s := scheme(t)
+	gvks, _, err := s.ObjectKinds(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := request.WithRequestInfo(context.Background(), &request.RequestInfo{APIGroup: gvks[0].Group, APIVersion: gvks[0].Version})
+	op := operation.Create
+	if old != nil {
+		op = operation.Update
+	}
+	return rest.ValidateDeclarativelyWithMigrationChecks(ctx, s, obj, old, errs, op, rest.DeclarativeValidationConfig{Options: declarative.Options()})
+}
+
+// Kind is one kind's validation as its registry calls it. Prepare, when set, does what the
+// registry does to a new object before it validates it (a Job's generated selector).
+type Kind struct {
+	New     func() kruntime.Object
+	Create  func(kruntime.Object) field.ErrorList
+	Update  func(obj, old kruntime.Object) field.ErrorList
+	Prepare func(kruntime.Object)
+}
+
+// Corpus runs kube-apiserver's validation corpus cases of kinds straight through their
+// functions, merged with the declarative rules: an accepted object has no errors, a rejected
+// one the same causes (field and type, in any order). It fails if fewer than min cases ran.
+// servers/chain's TestValidationCorpus sends the same cases through a running chain.
+func Corpus(t *testing.T, kinds map[string]Kind, min int) {
+	raw, err := os.ReadFile(filepath.Join(Reference(), "validation-corpus.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus struct {
+		Cases []struct {
+			Name           string
+			Op             string
+			Object, Update json.RawMessage
+			Expect         struct {
+				Code   int
+				Causes []struct{ Field, Reason string }
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &corpus); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, tc := range corpus.Cases {
+		name, _, _ := strings.Cut(tc.Name, "/")
+		kind, ok := kinds[name]
+		if !ok || tc.Expect.Code == 403 { // 403: refused by admission, not validation
+			continue
+		}
+		ran++
+		t.Run(tc.Name, func(t *testing.T) {
+			obj := kind.New()
+			Decode(t, string(tc.Object), obj)
+			if kind.Prepare != nil {
+				kind.Prepare(obj)
+			}
+			errs := Merged(t, obj, nil, kind.Create(obj))
+			if tc.Op == "update" {
+				if len(errs) != 0 {
+					t.Fatalf("the object to update is invalid: %v", errs)
+				}
+				updated := kind.New()
+				Decode(t, string(tc.Update), updated)
+				// As stored, and as the update names what it replaces.
+				obj.(metav1.Object).SetResourceVersion("1")
+				updated.(metav1.Object).SetResourceVersion("1")
+				updated.(metav1.Object).SetUID(obj.(metav1.Object).GetUID())
+				errs = Merged(t, updated, obj, kind.Update(updated, obj))
+			}
+			var got, want []string
+			for _, e := range errs {
+				got = append(got, fmt.Sprintf("%s %s", e.Field, e.Type))
+			}
+			for _, c := range tc.Expect.Causes {
+				want = append(want, c.Field+" "+field.ErrorType(c.Reason).String())
+			}
+			slices.Sort(got)
+			got = slices.Compact(got)
+			slices.Sort(want)
+			want = slices.Compact(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("causes %q, want %q\n%v", got, want, errs)
+			}
+		})
+	}
+	if ran < min {
+		t.Errorf("ran %d corpus cases, want at least %d", ran, min)
+	}
+}
+
+// Accepted decodes the reference's defaulted object in file (what kube-apiserver accepted
+// and returned) into kind's type and checks that it is valid on create and as an update that
+// changes nothing.
+func Accepted(t *testing.T, file string, kind Kind) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(Reference(), "defaulted", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := kind.New()
+	Decode(t, string(raw), obj)
+	obj.(metav1.Object).SetResourceVersion("1")
+	Expect(t, file+" create", Merged(t, obj, nil, kind.Create(obj)))
+	same := obj.DeepCopyObject()
+	Expect(t, file+" update", Merged(t, same, obj, kind.Update(same, obj)))
+}
