@@ -267,3 +267,11 @@ func Percent(v intstr.IntOrString) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
 	return n, err == nil
 }
+
+// ImmutableDeclared is Immutable for a field whose generated declarative rule (+k8s:immutable)
+// reports the same. The error is marked so that k8s.io/apiserver drops it when that rule is
+// enforced (beta: the generated error is shown instead) and keeps it when the rule is only
+// shadowed (alpha), without logging a mismatch between the two.
+func ImmutableDeclared(path *field.Path, value, old interface{}) field.ErrorList {
+	return Immutable(path, value, old).WithOrigin("immutable").MarkCoveredByDeclarative()
+}

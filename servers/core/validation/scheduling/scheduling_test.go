@@ -26,8 +26,7 @@ func TestAccepted(t *testing.T) { vt.Accepted(t, "priorityclass.json", kinds["Pr
 
 func priorityClass(t *testing.T, doc string) *schedulingv1.PriorityClass {
 	pc := &schedulingv1.PriorityClass{}
-	vt.Decode(t, "{metadata: {name: tier, resourceVersion: '1'}, value: 100}", pc)
-	vt.Decode(t, doc, pc)
+	vt.Decode(t, pc, "{metadata: {name: tier, resourceVersion: '1'}, value: 100}", doc)
 	return pc
 }
 

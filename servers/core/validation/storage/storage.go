@@ -5,8 +5,8 @@
 // request is decoded and defaulted and before the object is stored; a non-empty error list
 // becomes kube-apiserver's 422 Invalid. The rules, paths and messages are kube-apiserver
 // v1.37.2's, as observed. The generated declarative rules report that provisioner is required
-// and that provisioner, parameters, reclaimPolicy and volumeBindingMode are immutable, so
-// these functions do not.
+// and that provisioner, parameters, reclaimPolicy and volumeBindingMode are immutable: ours,
+// marked as covered by them, are dropped in favour of theirs.
 //
 // Left out: kube-apiserver reports a topology term without expressions as a duplicate of the
 // terms it has not looked at yet; here only a term equal to an earlier one is a duplicate.
@@ -36,6 +36,7 @@ func ValidateStorageClass(sc *storagev1.StorageClass) field.ErrorList {
 	return validation.Join(
 		validation.Meta(&sc.ObjectMeta, false, validation.SubdomainName, field.NewPath("metadata")),
 		// A provisioner is named like a label key; its case does not matter.
+		validation.When(sc.Provisioner == "", field.Required(field.NewPath("provisioner"), "").MarkCoveredByDeclarative()),
 		ifNotEmpty(sc.Provisioner, func() field.ErrorList {
 			return validation.QualifiedName(field.NewPath("provisioner"), strings.ToLower(sc.Provisioner))
 		}),
@@ -50,12 +51,16 @@ func ValidateStorageClass(sc *storagev1.StorageClass) field.ErrorList {
 	)
 }
 
-// ValidateStorageClassUpdate is the rule list of an update: the class as if new, and the
-// metadata rules of an update.
+// ValidateStorageClassUpdate is the rule list of an update: the class as if new, and only
+// its metadata, mount options, allowVolumeExpansion and allowedTopologies may change.
 func ValidateStorageClassUpdate(sc, old *storagev1.StorageClass) field.ErrorList {
 	return validation.Join(
 		ValidateStorageClass(sc),
 		validation.MetaUpdate(&sc.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata")),
+		validation.ImmutableDeclared(field.NewPath("parameters"), sc.Parameters, old.Parameters),
+		validation.ImmutableDeclared(field.NewPath("provisioner"), sc.Provisioner, old.Provisioner),
+		validation.ImmutableDeclared(field.NewPath("reclaimPolicy"), sc.ReclaimPolicy, old.ReclaimPolicy),
+		validation.ImmutableDeclared(field.NewPath("volumeBindingMode"), sc.VolumeBindingMode, old.VolumeBindingMode),
 	)
 }
 

@@ -27,8 +27,7 @@ func TestAccepted(t *testing.T) { vt.Accepted(t, "storageclass.json", kinds["Sto
 
 func storageClass(t *testing.T, doc string) *storagev1.StorageClass {
 	sc := &storagev1.StorageClass{}
-	vt.Decode(t, "{metadata: {name: sc, resourceVersion: '1'}, provisioner: example.com/disk, parameters: {type: ssd}}", sc)
-	vt.Decode(t, doc, sc)
+	vt.Decode(t, sc, "{metadata: {name: sc, resourceVersion: '1'}, provisioner: example.com/disk, parameters: {type: ssd}}", doc)
 	return sc
 }
 

@@ -47,13 +47,43 @@ func scheme(t testing.TB) *kruntime.Scheme {
 	return s
 }
 
-// Decode reads YAML (or JSON) into obj and defaults it, as Core does before it validates.
-func Decode(t testing.TB, in string, obj kruntime.Object) {
+// Decode reads YAML (or JSON) documents into obj and defaults it, as Core does before it
+// validates. Each document is laid over the ones before it as a JSON merge patch would be:
+// maps merge, anything else (lists included) is replaced, null removes.
+func Decode(t testing.TB, obj kruntime.Object, docs ...string) {
 	t.Helper()
-	if err := yaml.Unmarshal([]byte(in), obj); err != nil {
-		t.Fatalf("decoding %q: %v", in, err)
+	var merged interface{}
+	for _, doc := range docs {
+		var v interface{}
+		if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
+			t.Fatalf("decoding %q: %v", doc, err)
+		}
+		merged = overlay(merged, v)
+	}
+	raw, err := json.Marshal(merged)
+	if err == nil {
+		err = json.Unmarshal(raw, obj)
+	}
+	if err != nil {
+		t.Fatalf("decoding %s: %v", raw, err)
 	}
 	scheme(t).Default(obj)
+}
+
+func overlay(base, top interface{}) interface{} {
+	b, bok := base.(map[string]interface{})
+	m, mok := top.(map[string]interface{})
+	if !bok || !mok {
+		return top
+	}
+	for k, v := range m {
+		if v == nil {
+			delete(b, k)
+		} else {
+			b[k] = overlay(b[k], v)
+		}
+	}
+	return b
 }
 
 // Expect compares errs with want, in order: each wanted string is the start of the error as
@@ -132,7 +162,7 @@ func Corpus(t *testing.T, kinds map[string]Kind, min int) {
 		ran++
 		t.Run(tc.Name, func(t *testing.T) {
 			obj := kind.New()
-			Decode(t, string(tc.Object), obj)
+			Decode(t, obj, string(tc.Object))
 			if kind.Prepare != nil {
 				kind.Prepare(obj)
 			}
@@ -142,7 +172,7 @@ func Corpus(t *testing.T, kinds map[string]Kind, min int) {
 					t.Fatalf("the object to update is invalid: %v", errs)
 				}
 				updated := kind.New()
-				Decode(t, string(tc.Update), updated)
+				Decode(t, updated, string(tc.Update))
 				// As stored, and as the update names what it replaces.
 				obj.(metav1.Object).SetResourceVersion("1")
 				updated.(metav1.Object).SetResourceVersion("1")
@@ -180,7 +210,7 @@ func Accepted(t *testing.T, file string, kind Kind) {
 		t.Fatal(err)
 	}
 	obj := kind.New()
-	Decode(t, string(raw), obj)
+	Decode(t, obj, string(raw))
 	obj.(metav1.Object).SetResourceVersion("1")
 	Expect(t, file+" create", Merged(t, obj, nil, kind.Create(obj)))
 	same := obj.DeepCopyObject()
