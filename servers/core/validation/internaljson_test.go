@@ -7,6 +7,7 @@ package validation
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -28,6 +29,10 @@ func TestInternalJSON(t *testing.T) {
 		{map[v1.ResourceName]resource.Quantity{"cpu": resource.MustParse("1")}, `{"cpu":"1"}`},
 		{(*v1.SeccompProfile)(nil), `null`},
 		{v1.EphemeralContainer{TargetContainerName: "t"}, ""}, // embedded struct fields are flattened
+		// apimachinery's types keep their tags, an embedded ObjectMeta is inlined.
+		{v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}}, Spec: v1.PodSpec{RestartPolicy: "Never"}},
+			`{"labels":{"a":"b"},"Spec":{"Volumes":null`},
+		{struct{ Selector *metav1.LabelSelector }{&metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}}, `{"Selector":{"matchLabels":{"a":"b"}}}`},
 	}
 	for _, tc := range cases {
 		data, err := json.Marshal(internal(tc.in))
@@ -41,7 +46,7 @@ func TestInternalJSON(t *testing.T) {
 			}
 			continue
 		}
-		if string(data) != tc.want {
+		if string(data) != tc.want && !(strings.HasSuffix(tc.want, "null") && strings.HasPrefix(string(data), tc.want)) {
 			t.Errorf("internal(%T) = %s, want %s", tc.in, data, tc.want)
 		}
 	}

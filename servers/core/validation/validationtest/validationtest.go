@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/operation"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -167,6 +169,11 @@ func Corpus(t *testing.T, kinds map[string]Kind, min int) {
 				kind.Prepare(obj)
 			}
 			errs := Merged(t, obj, nil, kind.Create(obj))
+			meta := obj.(metav1.Object)
+			if len(errs) == 0 && tc.Op == "create" {
+				// What k8s.io/apiserver checks of every object after the kind's rules pass.
+				errs = apivalidation.ValidateObjectMetaAccessor(meta, meta.GetNamespace() != "", path.ValidatePathSegmentName, field.NewPath("metadata"))
+			}
 			if tc.Op == "update" {
 				if len(errs) != 0 {
 					t.Fatalf("the object to update is invalid: %v", errs)
@@ -177,7 +184,9 @@ func Corpus(t *testing.T, kinds map[string]Kind, min int) {
 				obj.(metav1.Object).SetResourceVersion("1")
 				updated.(metav1.Object).SetResourceVersion("1")
 				updated.(metav1.Object).SetUID(obj.(metav1.Object).GetUID())
-				errs = Merged(t, updated, obj, kind.Update(updated, obj))
+				// What k8s.io/apiserver checks of every update before the kind's rules.
+				errs = apivalidation.ValidateObjectMetaAccessorUpdate(updated.(metav1.Object), meta, field.NewPath("metadata"))
+				errs = append(errs, Merged(t, updated, obj, kind.Update(updated, obj))...)
 			}
 			var got, want []string
 			for _, e := range errs {
