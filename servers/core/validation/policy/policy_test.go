@@ -12,8 +12,10 @@ import (
 
 var kinds = map[string]vt.Kind{
 	"PodDisruptionBudget": {
-		New:    func() runtime.Object { return &policyv1.PodDisruptionBudget{} },
-		Create: func(o runtime.Object) field.ErrorList { return ValidatePodDisruptionBudget(o.(*policyv1.PodDisruptionBudget)) },
+		New: func() runtime.Object { return &policyv1.PodDisruptionBudget{} },
+		Create: func(o runtime.Object) field.ErrorList {
+			return ValidatePodDisruptionBudget(o.(*policyv1.PodDisruptionBudget))
+		},
 		Update: func(o, old runtime.Object) field.ErrorList {
 			return ValidatePodDisruptionBudgetUpdate(o.(*policyv1.PodDisruptionBudget), old.(*policyv1.PodDisruptionBudget))
 		},
