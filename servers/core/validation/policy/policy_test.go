@@ -4,22 +4,12 @@ import (
 	"testing"
 
 	policyv1 "k8s.io/api/policy/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	vt "github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 var kinds = map[string]vt.Kind{
-	"PodDisruptionBudget": {
-		New: func() runtime.Object { return &policyv1.PodDisruptionBudget{} },
-		Create: func(o runtime.Object) field.ErrorList {
-			return ValidatePodDisruptionBudget(o.(*policyv1.PodDisruptionBudget))
-		},
-		Update: func(o, old runtime.Object) field.ErrorList {
-			return ValidatePodDisruptionBudgetUpdate(o.(*policyv1.PodDisruptionBudget), old.(*policyv1.PodDisruptionBudget))
-		},
-	},
+	"PodDisruptionBudget": vt.Of(ValidatePodDisruptionBudget, ValidatePodDisruptionBudgetUpdate),
 }
 
 func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 4) }

@@ -4,43 +4,15 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	vt "github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 var kinds = map[string]vt.Kind{
-	"Role": {
-		New:    func() runtime.Object { return &rbacv1.Role{} },
-		Create: func(o runtime.Object) field.ErrorList { return ValidateRole(o.(*rbacv1.Role)) },
-		Update: func(o, old runtime.Object) field.ErrorList {
-			return ValidateRoleUpdate(o.(*rbacv1.Role), old.(*rbacv1.Role))
-		},
-	},
-	"ClusterRole": {
-		New:    func() runtime.Object { return &rbacv1.ClusterRole{} },
-		Create: func(o runtime.Object) field.ErrorList { return ValidateClusterRole(o.(*rbacv1.ClusterRole)) },
-		Update: func(o, old runtime.Object) field.ErrorList {
-			return ValidateClusterRoleUpdate(o.(*rbacv1.ClusterRole), old.(*rbacv1.ClusterRole))
-		},
-	},
-	"RoleBinding": {
-		New:    func() runtime.Object { return &rbacv1.RoleBinding{} },
-		Create: func(o runtime.Object) field.ErrorList { return ValidateRoleBinding(o.(*rbacv1.RoleBinding)) },
-		Update: func(o, old runtime.Object) field.ErrorList {
-			return ValidateRoleBindingUpdate(o.(*rbacv1.RoleBinding), old.(*rbacv1.RoleBinding))
-		},
-	},
-	"ClusterRoleBinding": {
-		New: func() runtime.Object { return &rbacv1.ClusterRoleBinding{} },
-		Create: func(o runtime.Object) field.ErrorList {
-			return ValidateClusterRoleBinding(o.(*rbacv1.ClusterRoleBinding))
-		},
-		Update: func(o, old runtime.Object) field.ErrorList {
-			return ValidateClusterRoleBindingUpdate(o.(*rbacv1.ClusterRoleBinding), old.(*rbacv1.ClusterRoleBinding))
-		},
-	},
+	"Role":               vt.Of(ValidateRole, ValidateRoleUpdate),
+	"ClusterRole":        vt.Of(ValidateClusterRole, ValidateClusterRoleUpdate),
+	"RoleBinding":        vt.Of(ValidateRoleBinding, ValidateRoleBindingUpdate),
+	"ClusterRoleBinding": vt.Of(ValidateClusterRoleBinding, ValidateClusterRoleBindingUpdate),
 }
 
 func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 24) }

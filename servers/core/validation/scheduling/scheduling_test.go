@@ -4,20 +4,12 @@ import (
 	"testing"
 
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	vt "github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 var kinds = map[string]vt.Kind{
-	"PriorityClass": {
-		New:    func() runtime.Object { return &schedulingv1.PriorityClass{} },
-		Create: func(o runtime.Object) field.ErrorList { return ValidatePriorityClass(o.(*schedulingv1.PriorityClass)) },
-		Update: func(o, old runtime.Object) field.ErrorList {
-			return ValidatePriorityClassUpdate(o.(*schedulingv1.PriorityClass), old.(*schedulingv1.PriorityClass))
-		},
-	},
+	"PriorityClass": vt.Of(ValidatePriorityClass, ValidatePriorityClassUpdate),
 }
 
 func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 9) }

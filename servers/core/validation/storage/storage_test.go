@@ -5,20 +5,12 @@ import (
 	"testing"
 
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	vt "github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 var kinds = map[string]vt.Kind{
-	"StorageClass": {
-		New:    func() runtime.Object { return &storagev1.StorageClass{} },
-		Create: func(o runtime.Object) field.ErrorList { return ValidateStorageClass(o.(*storagev1.StorageClass)) },
-		Update: func(o, old runtime.Object) field.ErrorList {
-			return ValidateStorageClassUpdate(o.(*storagev1.StorageClass), old.(*storagev1.StorageClass))
-		},
-	},
+	"StorageClass": vt.Of(ValidateStorageClass, ValidateStorageClassUpdate),
 }
 
 func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 5) }

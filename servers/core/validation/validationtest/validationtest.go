@@ -131,6 +131,18 @@ type Kind struct {
 	Prepare func(kruntime.Object)
 }
 
+// Of is the Kind of the validation functions of one type.
+func Of[E any, T interface {
+	*E
+	kruntime.Object
+}](create func(T) field.ErrorList, update func(obj, old T) field.ErrorList) Kind {
+	return Kind{
+		New:    func() kruntime.Object { return T(new(E)) },
+		Create: func(o kruntime.Object) field.ErrorList { return create(o.(T)) },
+		Update: func(o, old kruntime.Object) field.ErrorList { return update(o.(T), old.(T)) },
+	}
+}
+
 // Corpus runs kube-apiserver's validation corpus cases of kinds straight through their
 // functions, merged with the declarative rules: an accepted object has no errors, a rejected
 // one the same causes (field and type, in any order). It fails if fewer than min cases ran.
