@@ -275,3 +275,12 @@ func Percent(v intstr.IntOrString) (int, bool) {
 func ImmutableDeclared(path *field.Path, value, old interface{}) field.ErrorList {
 	return Immutable(path, value, old).WithOrigin("immutable").MarkCoveredByDeclarative()
 }
+
+// Supported: value is one of allowed, or NotSupported; unlike OneOf, an empty value is just
+// another unsupported one.
+func Supported[T ~string](path *field.Path, value T, allowed ...T) field.ErrorList {
+	if slices.Contains(allowed, value) {
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(path, value, allowed)}
+}

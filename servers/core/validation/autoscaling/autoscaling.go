@@ -160,7 +160,7 @@ func scalingRules(path *field.Path, r *autoscalingv2.HPAScalingRules) field.Erro
 			)
 		}),
 		validation.IfSet(path.Child("selectPolicy"), r.SelectPolicy, func(p *field.Path, v autoscalingv2.ScalingPolicySelect) field.ErrorList {
-			return notOneOf(p, v, selects...)
+			return validation.Supported(p, v, selects...)
 		}),
 		validation.When(len(r.Policies) == 0, field.Required(path.Child("policies"), "must specify at least one Policy")),
 		validation.Each(path.Child("policies"), r.Policies, policy),
@@ -172,21 +172,11 @@ func scalingRules(path *field.Path, r *autoscalingv2.HPAScalingRules) field.Erro
 func policy(path *field.Path, p *autoscalingv2.HPAScalingPolicy) field.ErrorList {
 	period := path.Child("periodSeconds")
 	return validation.Join(
-		notOneOf(path.Child("type"), p.Type, autoscalingv2.PercentScalingPolicy, autoscalingv2.PodsScalingPolicy),
+		validation.Supported(path.Child("type"), p.Type, autoscalingv2.PercentScalingPolicy, autoscalingv2.PodsScalingPolicy),
 		validation.When(p.Value <= 0, field.Invalid(path.Child("value"), p.Value, "must be greater than zero")),
 		validation.When(p.PeriodSeconds <= 0, field.Invalid(period, p.PeriodSeconds, "must be greater than zero")),
 		validation.When(p.PeriodSeconds > 1800, field.Invalid(period, p.PeriodSeconds, "must be less than or equal to 1800")),
 	)
-}
-
-// notOneOf: v is one of allowed, or NotSupported (an empty v too).
-func notOneOf[T ~string](path *field.Path, v T, allowed ...T) field.ErrorList {
-	for _, a := range allowed {
-		if v == a {
-			return nil
-		}
-	}
-	return field.ErrorList{field.NotSupported(path, v, allowed)}
 }
 
 // ValidateHorizontalPodAutoscalerStatusUpdate is the rule list of a /status update, which

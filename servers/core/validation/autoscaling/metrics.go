@@ -20,7 +20,7 @@ var sourceTypes = []autoscalingv2.MetricSourceType{
 func (a autoscaler) metric(path *field.Path, m *autoscalingv2.MetricSpec) field.ErrorList {
 	typ := path.Child("type")
 	errs := validation.When(m.Type == "", field.Required(typ, "must specify a metric source type"))
-	errs = append(errs, notOneOf(typ, m.Type, sourceTypes...)...)
+	errs = append(errs, validation.Supported(typ, m.Type, sourceTypes...)...)
 
 	// The sources that are set, by their field name; only the first is looked into.
 	type source struct {

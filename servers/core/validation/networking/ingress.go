@@ -2,7 +2,6 @@ package networking
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -242,13 +241,13 @@ func ValidateIngressClassUpdate(ic, old *networkingv1.IngressClass) field.ErrorL
 // parameters: the object configuring the class's controller, cluster-wide or in a namespace.
 func parameters(path *field.Path, p networkingv1.IngressClassParametersReference) field.ErrorList {
 	errs := objectRef(path, p.APIGroup, p.Kind, p.Name, true)
-	scopes := []string{networkingv1.IngressClassParametersReferenceScopeCluster, networkingv1.IngressClassParametersReferenceScopeNamespace}
 	ns := path.Child("namespace")
 	switch {
 	case p.Scope == nil:
 		return append(errs, field.Required(path.Child("scope"), ""))
-	case !slices.Contains(scopes, *p.Scope):
-		return append(errs, field.NotSupported(path.Child("scope"), *p.Scope, scopes))
+	case *p.Scope != networkingv1.IngressClassParametersReferenceScopeCluster && *p.Scope != networkingv1.IngressClassParametersReferenceScopeNamespace:
+		return append(errs, validation.Supported(path.Child("scope"), *p.Scope,
+			networkingv1.IngressClassParametersReferenceScopeCluster, networkingv1.IngressClassParametersReferenceScopeNamespace)...)
 	case *p.Scope == networkingv1.IngressClassParametersReferenceScopeNamespace && p.Namespace == nil:
 		return append(errs, field.Required(ns, "`parameters.scope` is set to 'Namespace'"))
 	case *p.Scope == networkingv1.IngressClassParametersReferenceScopeNamespace:

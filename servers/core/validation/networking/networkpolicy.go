@@ -16,7 +16,6 @@ package networking
 
 import (
 	"net"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -88,9 +87,8 @@ func (p policy) spec(path *field.Path, s *networkingv1.NetworkPolicySpec) field.
 	if len(s.PolicyTypes) > 2 {
 		return append(errs, field.Invalid(types, s.PolicyTypes, "may not specify more than two policyTypes"))
 	}
-	allowed := []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}
 	for i, t := range s.PolicyTypes {
-		errs = append(errs, validation.When(!slices.Contains(allowed, t), field.NotSupported(types.Index(i), t, allowed))...)
+		errs = append(errs, validation.Supported(types.Index(i), t, networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress)...)
 	}
 	return errs
 }
@@ -109,11 +107,9 @@ func (p policy) rule(path *field.Path, ports []networkingv1.NetworkPolicyPort, p
 
 // port: a protocol and a port, by number or by name, or a range of numbers.
 func port(path *field.Path, np *networkingv1.NetworkPolicyPort) field.ErrorList {
-	protocols := []corev1.Protocol{corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP}
-	var errs field.ErrorList
-	if np.Protocol != nil && !slices.Contains(protocols, *np.Protocol) {
-		errs = append(errs, field.NotSupported(path.Child("protocol"), *np.Protocol, protocols))
-	}
+	errs := validation.IfSet(path.Child("protocol"), np.Protocol, func(p *field.Path, v corev1.Protocol) field.ErrorList {
+		return validation.Supported(p, v, corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP)
+	})
 	end := path.Child("endPort")
 	switch {
 	case np.Port == nil:

@@ -13,8 +13,6 @@
 package policy
 
 import (
-	"slices"
-
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -59,8 +57,7 @@ func budget(path *field.Path, v intstr.IntOrString) field.ErrorList {
 // evictionPolicy: whether pods that are not ready yet may be evicted even when the budget
 // would not allow it.
 func evictionPolicy(path *field.Path, p policyv1.UnhealthyPodEvictionPolicyType) field.ErrorList {
-	allowed := []policyv1.UnhealthyPodEvictionPolicyType{policyv1.AlwaysAllow, policyv1.IfHealthyBudget}
-	return validation.When(!slices.Contains(allowed, p), field.NotSupported(path, p, allowed))
+	return validation.Supported(path, p, policyv1.AlwaysAllow, policyv1.IfHealthyBudget)
 }
 
 // ValidatePodDisruptionBudgetStatusUpdate is the rule list of a /status update, which the
