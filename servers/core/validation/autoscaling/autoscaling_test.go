@@ -13,7 +13,7 @@ var kinds = map[string]vt.Kind{
 	"HorizontalPodAutoscaler": vt.Of(ValidateHorizontalPodAutoscaler, ValidateHorizontalPodAutoscalerUpdate),
 }
 
-func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 8) }
+func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 8, nil) }
 
 func TestAccepted(t *testing.T) { vt.Accepted(t, "hpa.json", kinds["HorizontalPodAutoscaler"]) }
 

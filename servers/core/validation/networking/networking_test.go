@@ -14,7 +14,7 @@ var kinds = map[string]vt.Kind{
 	"IngressClass":  vt.Of(ValidateIngressClass, ValidateIngressClassUpdate),
 }
 
-func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 18) }
+func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 18, nil) }
 
 func TestAccepted(t *testing.T) {
 	vt.Accepted(t, "networkpolicy.json", kinds["NetworkPolicy"])

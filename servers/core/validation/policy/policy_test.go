@@ -12,7 +12,7 @@ var kinds = map[string]vt.Kind{
 	"PodDisruptionBudget": vt.Of(ValidatePodDisruptionBudget, ValidatePodDisruptionBudgetUpdate),
 }
 
-func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 4) }
+func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 4, nil) }
 
 func TestAccepted(t *testing.T) { vt.Accepted(t, "pdb.json", kinds["PodDisruptionBudget"]) }
 

@@ -15,7 +15,7 @@ var kinds = map[string]vt.Kind{
 	"ClusterRoleBinding": vt.Of(ValidateClusterRoleBinding, ValidateClusterRoleBindingUpdate),
 }
 
-func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 24) }
+func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 24, nil) }
 
 // check decodes doc as kind over base, validates it on create (merged with the declarative
 // rules) and compares.

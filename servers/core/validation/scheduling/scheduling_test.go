@@ -12,7 +12,7 @@ var kinds = map[string]vt.Kind{
 	"PriorityClass": vt.Of(ValidatePriorityClass, ValidatePriorityClassUpdate),
 }
 
-func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 9) }
+func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 9, nil) }
 
 func TestAccepted(t *testing.T) { vt.Accepted(t, "priorityclass.json", kinds["PriorityClass"]) }
 

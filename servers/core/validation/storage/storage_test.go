@@ -13,7 +13,7 @@ var kinds = map[string]vt.Kind{
 	"StorageClass": vt.Of(ValidateStorageClass, ValidateStorageClassUpdate),
 }
 
-func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 5) }
+func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 5, nil) }
 
 func TestAccepted(t *testing.T) { vt.Accepted(t, "storageclass.json", kinds["StorageClass"]) }
 
