@@ -66,6 +66,14 @@ func ReadReference(t testing.TB, name string) []byte {
 // maps merge, anything else (lists included) is replaced, null removes.
 func Decode(t testing.TB, obj kruntime.Object, docs ...string) {
 	t.Helper()
+	if len(docs) == 1 {
+		// Straight into the type, so that YAML scalars read as its fields' types ("y" a string).
+		if err := yaml.Unmarshal([]byte(docs[0]), obj); err != nil {
+			t.Fatalf("decoding %q: %v", docs[0], err)
+		}
+		Scheme.Default(obj)
+		return
+	}
 	var merged interface{}
 	for _, doc := range docs {
 		var v interface{}
