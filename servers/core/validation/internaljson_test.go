@@ -1,9 +1,7 @@
 package validation
 
-// Tests for helpers that stand in for code outside the importable modules:
-// internalJSON (renders v1 values like upstream's untagged internal types) and
-// sysctlNamespace (k8s.io/component-helpers/node/util/sysctl.GetNamespace,
-// cases from its namespace_test.go).
+// Tests for internalJSON, which renders v1 values as kube-apiserver prints its untagged
+// internal types.
 
 import (
 	"encoding/json"
@@ -53,23 +51,5 @@ func TestInternalJSON(t *testing.T) {
 	err := field.Invalid(field.NewPath("x"), internal(v1.LocalObjectReference{Name: "a"}), "msg")
 	if got, want := err.Error(), `x: Invalid value: {"Name":"a"}: msg`; got != want {
 		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
-func TestSysctlNamespace(t *testing.T) {
-	for sysctl, want := range map[string]string{
-		"kernel.shm_rmid_forced":           "IPC",
-		"net.a.b.c":                        "Net",
-		"net/ipv4/conf/eno2.100/rp_filter": "Net",
-		"fs.mqueue.a.b.c":                  "IPC",
-		"foo":                              "",
-		"user.max_user_namespaces":         "User",
-		"kernel.domainname":                "UTS",
-		"kernel.msg*":                      "IPC",
-		"net.*":                            "Net",
-	} {
-		if got := sysctlNamespace(sysctl); got != want {
-			t.Errorf("sysctlNamespace(%q) = %q, want %q", sysctl, got, want)
-		}
 	}
 }

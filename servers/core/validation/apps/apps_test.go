@@ -7,7 +7,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	vt "github.com/apichain/apichain/servers/core/validation/validationtest"
 )
@@ -49,28 +48,6 @@ func TestAccepted(t *testing.T) {
 // template is a workload's pod template, labelled app: a.
 const template = `template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c, image: nginx}]}}`
 
-// table runs the cases of one kind: each a document laid over base, and what the merged
-// validation (ours, then the generated rules) reports, in order.
-type table []struct {
-	name, doc string
-	want      []string
-}
-
-func (cases table) run(t *testing.T, kind vt.Kind, base string, old runtime.Object) {
-	t.Helper()
-	for _, tc := range cases {
-		obj := kind.New()
-		vt.Decode(t, obj, base, tc.doc)
-		var errs field.ErrorList
-		if old == nil {
-			errs = kind.Create(obj)
-		} else {
-			errs = kind.Update(obj, old)
-		}
-		vt.Expect(t, tc.name, vt.Merged(t, obj, old, errs), tc.want...)
-	}
-}
-
 func decode[T runtime.Object](t *testing.T, obj T, docs ...string) T {
 	vt.Decode(t, obj, docs...)
 	return obj
@@ -79,7 +56,7 @@ func decode[T runtime.Object](t *testing.T, obj T, docs ...string) T {
 const deployment = `{metadata: {name: d, namespace: ns, resourceVersion: "1"}, spec: {selector: {matchLabels: {app: a}}, ` + template + `}}`
 
 func TestDeployment(t *testing.T) {
-	table{
+	vt.Cases{
 		{"valid", `{}`, nil},
 		{"recreate", `{spec: {strategy: {type: Recreate, rollingUpdate: null}}}`, nil},
 		{"bad name", `{metadata: {name: D}}`, []string{`metadata.name: Invalid value: "D": a lowercase RFC 1123 subdomain must consist of`}},
@@ -115,14 +92,14 @@ func TestDeployment(t *testing.T) {
 		{"progress deadline", `{spec: {minReadySeconds: 700}}`, []string{"spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds"}},
 		{"rollback annotation", `{metadata: {annotations: {deprecated.deployment.rollback.to: "-1"}}}`,
 			[]string{"spec.rollback.version: Invalid value: -1: must be greater than or equal to 0"}},
-	}.run(t, kinds["Deployment"], deployment, nil)
+	}.Run(t, kinds["Deployment"], deployment, nil)
 
 	old := decode(t, &appsv1.Deployment{}, deployment)
-	table{
+	vt.Cases{
 		{"replicas", `{spec: {replicas: 3}}`, nil},
 		{"selector", `{spec: {selector: {matchLabels: {tier: x}}, template: {metadata: {labels: {tier: x}}}}}`,
 			[]string{`spec.selector: Invalid value: {"matchLabels":{"app":"a","tier":"x"}}: field is immutable`}},
-	}.run(t, kinds["Deployment"], deployment, old)
+	}.Run(t, kinds["Deployment"], deployment, old)
 
 	status := func(doc string) *appsv1.Deployment { return decode(t, &appsv1.Deployment{}, deployment, doc) }
 	for _, tc := range []struct {
@@ -148,21 +125,21 @@ func TestDeployment(t *testing.T) {
 const replicaSet = `{metadata: {name: rs, namespace: ns, resourceVersion: "1"}, spec: {selector: {matchLabels: {app: a}}, ` + template + `}}`
 
 func TestReplicaSet(t *testing.T) {
-	table{
+	vt.Cases{
 		{"valid", `{}`, nil},
 		{"min ready", `{spec: {minReadySeconds: -1}}`, []string{"spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0"}},
 		{"replicas", `{spec: {replicas: -1}}`, []string{"spec.replicas: Invalid value: -1: must be greater than or equal to 0"}},
 		{"empty selector", `{spec: {selector: {matchLabels: null}}}`, []string{"spec.selector: Invalid value: {}: empty selector is invalid for deployment"}},
 		{"selector label", `{spec: {selector: {matchLabels: {app: -a-}}}}`, []string{`spec.selector.matchLabels: Invalid value: "-a-": a valid label must be`,
 			`spec.selector: Invalid value: {"matchLabels":{"app":"-a-"}}: invalid label selector`}},
-	}.run(t, kinds["ReplicaSet"], replicaSet, nil)
+	}.Run(t, kinds["ReplicaSet"], replicaSet, nil)
 
 	old := decode(t, &appsv1.ReplicaSet{}, replicaSet)
-	table{
+	vt.Cases{
 		{"replicas", `{spec: {replicas: 5}}`, nil},
 		{"selector", `{spec: {selector: {matchLabels: null, matchExpressions: [{key: app, operator: Exists}]}}}`,
 			[]string{`spec.selector: Invalid value: {"matchExpressions":[{"key":"app","operator":"Exists"}]}: field is immutable`}},
-	}.run(t, kinds["ReplicaSet"], replicaSet, old)
+	}.Run(t, kinds["ReplicaSet"], replicaSet, old)
 
 	rs := decode(t, &appsv1.ReplicaSet{}, replicaSet, `{status: {replicas: 2, fullyLabeledReplicas: 3, readyReplicas: 1, availableReplicas: 2, terminatingReplicas: -1}}`)
 	vt.Expect(t, "status", ValidateReplicaSetStatusUpdate(rs, old),
@@ -174,7 +151,7 @@ func TestReplicaSet(t *testing.T) {
 const statefulSetDoc = `{metadata: {name: s, namespace: ns, resourceVersion: "1"}, spec: {serviceName: s, selector: {matchLabels: {app: a}}, ` + template + `}}`
 
 func TestStatefulSet(t *testing.T) {
-	table{
+	vt.Cases{
 		{"valid", `{}`, nil},
 		{"claim templates", `{spec: {volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}],
 			template: {spec: {containers: [{name: c, image: nginx, volumeMounts: [{name: data, mountPath: /data}]}]}}}}`, nil},
@@ -203,10 +180,10 @@ func TestStatefulSet(t *testing.T) {
 			"spec.volumeClaimTemplates[0].spec.resources[storage]: Required value"}},
 		{"restart policy", `{spec: {template: {spec: {restartPolicy: Never}}}}`,
 			[]string{`spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"`}},
-	}.run(t, kinds["StatefulSet"], statefulSetDoc, nil)
+	}.Run(t, kinds["StatefulSet"], statefulSetDoc, nil)
 
 	old := decode(t, &appsv1.StatefulSet{}, statefulSetDoc)
-	table{
+	vt.Cases{
 		{"replicas", `{spec: {replicas: 3}}`, nil},
 		{"identity", `{spec: {serviceName: other, podManagementPolicy: Parallel}}`, []string{
 			`spec.serviceName: Invalid value: "other": field is immutable`,
@@ -215,7 +192,7 @@ func TestStatefulSet(t *testing.T) {
 			[]string{`spec.selector: Invalid value: {"matchLabels":{"app":"a","tier":"x"}}: field is immutable`}},
 		{"claim templates", `{spec: {volumeClaimTemplates: [{metadata: {name: data}}]}}`,
 			[]string{`spec.volumeClaimTemplates: Invalid value: [{"name":"data","Spec":{"AccessModes":null`}},
-	}.run(t, kinds["StatefulSet"], statefulSetDoc, old)
+	}.Run(t, kinds["StatefulSet"], statefulSetDoc, old)
 
 	ss := decode(t, &appsv1.StatefulSet{}, statefulSetDoc, `{status: {replicas: 1, readyReplicas: 1, availableReplicas: 2, observedGeneration: -1}}`)
 	vt.Expect(t, "status", ValidateStatefulSetStatusUpdate(ss, old),
@@ -228,7 +205,7 @@ const daemonSet = `{metadata: {name: ds, namespace: ns, resourceVersion: "1", an
 	spec: {selector: {matchLabels: {app: a}}, ` + template + `}}`
 
 func TestDaemonSet(t *testing.T) {
-	table{
+	vt.Cases{
 		{"valid", `{}`, nil},
 		{"on delete", `{spec: {updateStrategy: {type: OnDelete, rollingUpdate: null}}}`, nil},
 		{"surge instead", `{spec: {updateStrategy: {rollingUpdate: {maxUnavailable: 0, maxSurge: 10%}}}}`, nil},
@@ -246,7 +223,7 @@ func TestDaemonSet(t *testing.T) {
 		{"restart policy", `{spec: {template: {spec: {restartPolicy: OnFailure}}}}`,
 			[]string{`spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Always"`}},
 		{"min ready", `{spec: {minReadySeconds: -1}}`, []string{"spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0"}},
-	}.run(t, kinds["DaemonSet"], daemonSet, nil)
+	}.Run(t, kinds["DaemonSet"], daemonSet, nil)
 
 	old := decode(t, &appsv1.DaemonSet{}, daemonSet)
 	image := `{spec: {template: {spec: {containers: [{name: c, image: "nginx:2"}]}}}}`

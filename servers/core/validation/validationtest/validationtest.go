@@ -286,3 +286,30 @@ func Accepted(t *testing.T, file string, kind Kind) {
 	same := obj.DeepCopyObject()
 	Expect(t, file+" update", Merged(t, same, obj, kind.Update(same, obj)))
 }
+
+// Cases are a kind's table test: each a document laid over the kind's base object, and the
+// errors Core reports for it, in order (see Expect).
+type Cases []struct {
+	Name, Doc string
+	Want      []string
+}
+
+// Run checks each case: its document decoded over base, prepared as the registry does, and
+// validated on create (old nil) or as an update of old, merged with the generated rules.
+func (cases Cases) Run(t *testing.T, kind Kind, base string, old kruntime.Object) {
+	t.Helper()
+	for _, tc := range cases {
+		obj := kind.New()
+		Decode(t, obj, base, tc.Doc)
+		if kind.Prepare != nil {
+			kind.Prepare(obj, old)
+		}
+		var errs field.ErrorList
+		if old == nil {
+			errs = kind.Create(obj)
+		} else {
+			errs = kind.Update(obj, old)
+		}
+		Expect(t, tc.Name, Merged(t, obj, old, errs), tc.Want...)
+	}
+}
