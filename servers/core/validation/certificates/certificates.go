@@ -61,54 +61,34 @@ var (
 	}))
 )
 
-// rules are a request's rules in the order of its fields. Each is one rule so that an update
-// can skip those the stored request already breaks.
-var rules = []func(*csr) field.ErrorList{
-	request,
-	func(r *csr) field.ErrorList {
-		return validation.When(len(r.Spec.Usages) == 0, field.Required(spec.Child("usages"), ""))
-	},
-	func(r *csr) field.ErrorList {
-		return validation.Each(spec.Child("usages"), r.Spec.Usages, func(p *field.Path, u *certificatesv1.KeyUsage) field.ErrorList {
+// rules returns what each rule finds wrong with a request, one list per rule, in the order
+// of the request's fields: an update skips those the stored request already breaks.
+func rules(r *csr) []field.ErrorList {
+	usagesPath := spec.Child("usages")
+	return []field.ErrorList{
+		request(spec.Child("request"), r.Spec.Request),
+		validation.When(len(r.Spec.Usages) == 0, field.Required(usagesPath, "")),
+		validation.Each(usagesPath, r.Spec.Usages, func(p *field.Path, u *certificatesv1.KeyUsage) field.ErrorList {
 			return validation.Supported(p, *u, usages...)
-		})
-	},
-	func(r *csr) field.ErrorList { return validation.Duplicates(spec.Child("usages"), r.Spec.Usages) },
-	func(r *csr) field.ErrorList { return signer(spec.Child("signerName"), r.Spec.SignerName) },
-	func(r *csr) field.ErrorList {
-		return validation.IfSet(spec.Child("expirationSeconds"), r.Spec.ExpirationSeconds, func(p *field.Path, s int32) field.ErrorList {
+		}),
+		validation.Duplicates(usagesPath, r.Spec.Usages),
+		signer(spec.Child("signerName"), r.Spec.SignerName),
+		validation.IfSet(spec.Child("expirationSeconds"), r.Spec.ExpirationSeconds, func(p *field.Path, s int32) field.ErrorList {
 			return validation.When(s < 600, field.Invalid(p, s, "may not specify a duration less than 600 seconds (10 minutes)"))
-		})
-	},
-	func(r *csr) field.ErrorList { return validation.Each(conditions, r.Status.Conditions, condition) },
-	func(r *csr) field.ErrorList {
-		seen := map[certificatesv1.RequestConditionType]bool{}
-		return validation.Each(conditions, r.Status.Conditions, func(p *field.Path, c *certificatesv1.CertificateSigningRequestCondition) field.ErrorList {
-			again := seen[c.Type]
-			seen[c.Type] = true
-			return validation.When(again, field.Duplicate(p.Child("type"), c.Type))
-		})
-	},
-	func(r *csr) field.ErrorList {
-		both := len(ofType(r, certificatesv1.CertificateApproved)) > 0 && len(ofType(r, certificatesv1.CertificateDenied)) > 0
-		return validation.Covered("zeroOrOneOf", validation.When(both,
-			field.Invalid(conditions, certificatesv1.CertificateDenied, "Approved and Denied conditions are mutually exclusive")))
-	},
-	func(r *csr) field.ErrorList {
-		if err := certificate(r.Status.Certificate); err != nil {
-			return field.ErrorList{field.Invalid(cert, "<certificate data>", err.Error())}
-		}
-		return nil
-	},
+		}),
+		validation.Each(conditions, r.Status.Conditions, condition),
+		repeatedConditions(r),
+		// Reported by the generated rule, with its own message.
+		validation.Covered("zeroOrOneOf", validation.When(len(ofType(r, certificatesv1.CertificateApproved)) > 0 && len(ofType(r, certificatesv1.CertificateDenied)) > 0,
+			field.Invalid(conditions, certificatesv1.CertificateDenied, "Approved and Denied conditions are mutually exclusive"))),
+		certificate(cert, r.Status.Certificate),
+	}
 }
 
 // ValidateCertificateSigningRequest is the rule list of a new request.
 func ValidateCertificateSigningRequest(r *csr) field.ErrorList {
 	errs := validation.Meta(&r.ObjectMeta, false, anyName, field.NewPath("metadata"))
-	for _, rule := range rules {
-		errs = append(errs, rule(r)...)
-	}
-	return errs
+	return append(errs, validation.Join(rules(r)...)...)
 }
 
 func anyName(string, bool) []string { return nil }
@@ -135,9 +115,10 @@ func ValidateCertificateSigningRequestApprovalUpdate(r, old *csr) field.ErrorLis
 // certificate set only through /status, and only once.
 func update(r, old *csr, decide, sign bool) field.ErrorList {
 	errs := validation.MetaUpdate(&r.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
-	for _, rule := range rules {
-		if len(rule(old)) == 0 {
-			errs = append(errs, rule(r)...)
+	kept := rules(old)
+	for i, found := range rules(r) {
+		if len(kept[i]) == 0 {
+			errs = append(errs, found...)
 		}
 	}
 	for _, t := range []certificatesv1.RequestConditionType{certificatesv1.CertificateApproved, certificatesv1.CertificateDenied, certificatesv1.CertificateFailed} {
@@ -176,13 +157,13 @@ func ofType(r *csr, t certificatesv1.RequestConditionType) []certificatesv1.Cert
 }
 
 // request: spec.request is a PEM "CERTIFICATE REQUEST" whose signature holds.
-func request(r *csr) field.ErrorList {
-	parsed, err := ParseRequest(r.Spec.Request)
+func request(p *field.Path, data []byte) field.ErrorList {
+	parsed, err := ParseRequest(data)
 	if err == nil {
 		err = parsed.CheckSignature()
 	}
 	if err != nil {
-		return field.ErrorList{field.Invalid(spec.Child("request"), r.Spec.Request, err.Error())}
+		return field.ErrorList{field.Invalid(p, data, err.Error())}
 	}
 	return nil
 }
@@ -211,9 +192,26 @@ func condition(p *field.Path, c *certificatesv1.CertificateSigningRequestConditi
 	)
 }
 
+// repeatedConditions: a type appears once.
+func repeatedConditions(r *csr) field.ErrorList {
+	seen := map[certificatesv1.RequestConditionType]bool{}
+	return validation.Each(conditions, r.Status.Conditions, func(p *field.Path, c *certificatesv1.CertificateSigningRequestCondition) field.ErrorList {
+		again := seen[c.Type]
+		seen[c.Type] = true
+		return validation.When(again, field.Duplicate(p.Child("type"), c.Type))
+	})
+}
+
 // certificate: empty, or one or more PEM "CERTIFICATE" blocks without headers, each holding
 // certificates.
-func certificate(data []byte) error {
+func certificate(p *field.Path, data []byte) field.ErrorList {
+	if err := certificateErr(data); err != nil {
+		return field.ErrorList{field.Invalid(p, "<certificate data>", err.Error())}
+	}
+	return nil
+}
+
+func certificateErr(data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
