@@ -51,22 +51,12 @@ func ValidateSelfSubjectAccessReview(sar *authorizationv1.SelfSubjectAccessRevie
 // may only be about resources of that namespace.
 func ValidateLocalSubjectAccessReview(sar *authorizationv1.LocalSubjectAccessReview) field.ErrorList {
 	ra, nra := sar.Spec.ResourceAttributes, sar.Spec.NonResourceAttributes
-	return validation.Join(
-		question(ra, nra),
-		subject(&sar.Spec),
-		selectors(ra),
-		emptyMeta(sar.ObjectMeta, true),
-		validation.When(ra != nil && ra.Namespace != sar.Namespace,
-			field.Invalid(spec.Child("resourceAttributes", "namespace"), namespaceOf(ra), "must match metadata.namespace")),
-		validation.When(nra != nil, field.Invalid(spec.Child("nonResourceAttributes"), validation.Internal(nra), "disallowed on this kind of request")),
-	)
-}
-
-func namespaceOf(ra *authorizationv1.ResourceAttributes) string {
-	if ra == nil {
-		return ""
+	errs := validation.Join(question(ra, nra), subject(&sar.Spec), selectors(ra), emptyMeta(sar.ObjectMeta, true))
+	if ra != nil && ra.Namespace != sar.Namespace {
+		errs = append(errs, field.Invalid(spec.Child("resourceAttributes", "namespace"), ra.Namespace, "must match metadata.namespace"))
 	}
-	return ra.Namespace
+	return append(errs, validation.When(nra != nil,
+		field.Invalid(spec.Child("nonResourceAttributes"), validation.Internal(nra), "disallowed on this kind of request"))...)
 }
 
 // question: exactly one of resourceAttributes and nonResourceAttributes.
