@@ -211,3 +211,40 @@ func benchmarkStartStop(b *testing.B, newEnv func() *chaintest.Environment) {
 	b.ReportMetric(start.Seconds()/float64(b.N), "s-start")
 	b.ReportMetric(stop.Seconds()/float64(b.N), "s-stop")
 }
+
+// TestNamespaceWithPodOfMissingNodeGoes: by default an Environment runs the pod garbage
+// collector, so a namespace holding a pod bound to a node that does not exist (no kubelet will
+// ever finish it) is deleted all the same.
+func TestNamespaceWithPodOfMissingNodeGoes(t *testing.T) {
+	env := &chaintest.Environment{}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "orphans"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "stuck"},
+		Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+	if _, err := cs.CoreV1().Pods("orphans").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().Namespaces().Delete(ctx, "orphans", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, "orphans", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		ns, _ := cs.CoreV1().Namespaces().Get(ctx, "orphans", metav1.GetOptions{})
+		t.Fatalf("the namespace is still there: %v\n%+v", err, ns.Status)
+	}
+}
