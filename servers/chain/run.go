@@ -134,7 +134,7 @@ func start(ctx context.Context, o CompletedOptions, p progress) (*Chain, error) 
 			return fail(err)
 		}
 		etcdServers = []string{member.ClientURL}
-		p.printf("etcd: embedded member serving on %s (data in %s)", member.ClientURL, filepath.Join(o.DataDir, "etcd"))
+		p.printf("etcd: embedded member serving on %s, for this user only (data in %s)", member.ClientURL, filepath.Join(o.DataDir, "etcd"))
 	} else {
 		p.printf("etcd: external cluster %v%s", etcdServers, map[bool]string{true: " (TLS client certificate)", false: ""}[o.EtcdCertFile != ""])
 	}
