@@ -189,13 +189,20 @@ func (e *Environment) Start() (*rest.Config, error) {
 	e.CRDInstallOptions.Paths = mergePaths(e.CRDInstallOptions.Paths, e.CRDDirectoryPaths)
 	e.CRDInstallOptions.ErrorIfPathMissing = e.ErrorIfCRDPathMissing
 	e.CRDInstallOptions.WebhookOptions = e.WebhookInstallOptions
-	crds, err := envtest.InstallCRDs(e.Config, e.CRDInstallOptions)
-	if err != nil {
-		return nil, e.stopAfter(fmt.Errorf("unable to install CRDs onto control plane: %w", err))
+	// With nothing to install, envtest's calls are skipped: each makes a controller-runtime
+	// client, which, unless the test has called log.SetLogger, prints a warning and a stack
+	// trace on stderr once the process is 30 s old.
+	if len(e.CRDInstallOptions.CRDs)+len(e.CRDInstallOptions.Paths) > 0 {
+		crds, err := envtest.InstallCRDs(e.Config, e.CRDInstallOptions)
+		if err != nil {
+			return nil, e.stopAfter(fmt.Errorf("unable to install CRDs onto control plane: %w", err))
+		}
+		e.CRDs = crds
 	}
-	e.CRDs = crds
-	if err := e.WebhookInstallOptions.Install(e.Config); err != nil {
-		return nil, e.stopAfter(fmt.Errorf("unable to install webhooks onto control plane: %w", err))
+	if w := e.WebhookInstallOptions; len(w.MutatingWebhooks)+len(w.ValidatingWebhooks) > 0 {
+		if err := e.WebhookInstallOptions.Install(e.Config); err != nil {
+			return nil, e.stopAfter(fmt.Errorf("unable to install webhooks onto control plane: %w", err))
+		}
 	}
 	return e.Config, nil
 }
@@ -204,7 +211,7 @@ func (e *Environment) Start() (*rest.Config, error) {
 // ControlPlaneStopTimeout for the chain to shut down.
 func (e *Environment) Stop() error {
 	var errs []error
-	if e.chain != nil && e.CRDInstallOptions.CleanUpAfterUse {
+	if e.chain != nil && e.CRDInstallOptions.CleanUpAfterUse && len(e.CRDInstallOptions.CRDs)+len(e.CRDInstallOptions.Paths) > 0 {
 		errs = append(errs, envtest.UninstallCRDs(e.Config, e.CRDInstallOptions))
 	}
 	errs = append(errs, e.WebhookInstallOptions.Cleanup())

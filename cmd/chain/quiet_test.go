@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,16 +23,22 @@ var (
 )
 
 // TestQuietStartAndRestart runs the binary as the README says and looks at what a user sees:
-// progress lines on stdout, nothing on stderr (no warning, no error) through the start, the
-// metrics server's registration and a graceful stop; the libraries' info lines are in
-// <data-dir>/chain.log. Started again on the same data dir with -v=1, the terminal shows the
-// info lines too, and still no warning or error.
+// progress lines on stdout, the README's sample but for what varies (times, paths, port, id),
+// nothing on stderr (no warning, no error) through the start, the metrics server's
+// registration and a graceful stop; the libraries' info lines are in <data-dir>/chain.log.
+// Started again on the same data dir with -v=1, the terminal shows the info lines too, and
+// still no warning or error.
 func TestQuietStartAndRestart(t *testing.T) {
 	r := startBinary(t)
 	waitNodeMetrics(t, r, time.Now())
 	r.stop(t)
 	if got := r.stderr.String(); got != "" {
 		t.Errorf("stderr of a clean start and stop:\n%s", got)
+	}
+	sample := readmeSample(t)
+	if got := asInREADME(r.out, r.dir); !slices.Equal(got, sample) {
+		t.Errorf("the README shows:\n%s\n\nthe binary printed (times, paths, port and id as in the README):\n%s",
+			strings.Join(sample, "\n"), strings.Join(got, "\n"))
 	}
 	for _, l := range r.out[:len(r.out)-1] {
 		if !progressLine.MatchString(l) {
@@ -77,6 +84,38 @@ func TestTopAnswersRightAfterReady(t *testing.T) {
 	if err != nil || !regexp.MustCompile(`(?m)^NAME\s+CPU\(cores\)\s+CPU\(%\)\s+MEMORY\(bytes\)\s+MEMORY\(%\)\s*\n\S+\s+\d+m\s+\d+%\s+\d+Mi\s+\d+%`).Match(out) {
 		t.Errorf("kubectl top node: %v\n%s", err, out)
 	}
+}
+
+// readmeSample is the output the README shows under `$ go run ./cmd/chain`, times left out.
+func readmeSample(t *testing.T) []string {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "$ go run ./cmd/chain\n")
+	sample, _, _ := strings.Cut(after, "```")
+	if !ok || sample == "" {
+		t.Fatal("README.md shows no output of `$ go run ./cmd/chain`")
+	}
+	return asInREADME(strings.Split(strings.TrimSuffix(sample, "\n"), "\n"), "/home/you/apichain/.chain")
+}
+
+// asInREADME rewrites output of the chain run on data dir dir as the README shows it: data dir
+// /home/you/apichain/.chain, port 6443, the binary `chain`; times and the identity left out.
+func asInREADME(out []string, dir string) []string {
+	var rewritten []string
+	for _, l := range out {
+		l = strings.ReplaceAll(l, dir, "/home/you/apichain/.chain")
+		for _, r := range []struct{ re, with string }{
+			{`^\[ *\d+ms\]`, "[ms]"}, {`127\.0\.0\.1:\d+`, "127.0.0.1:6443"},
+			{`apiserver-[a-z0-9]+`, "apiserver-<id>"}, {`\(\S*chain metrics-server,`, "(chain metrics-server,"},
+		} {
+			l = regexp.MustCompile(r.re).ReplaceAllString(l, r.with)
+		}
+		rewritten = append(rewritten, l)
+	}
+	return rewritten
 }
 
 // waitNodeMetrics waits until the chain serves the host node's usage, and logs how long that
