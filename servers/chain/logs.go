@@ -21,8 +21,9 @@ const logFileName = "chain.log"
 
 // routeLogs applies the logging flags (-v, --vmodule, --logging-format) with klog writing to
 // <data-dir>/chain.log, and to terminal as said above. It returns the log's path and a func
-// that flushes and closes it. klog is process-wide: this is for the chain command, once.
-func routeLogs(o CompletedOptions, terminal io.Writer) (path string, closeLog func(), err error) {
+// that flushes it. klog is process-wide: this is for the chain command, once. The file stays
+// open until the process exits: the command's error is logged after Run returns (cli.Run).
+func routeLogs(o CompletedOptions, terminal io.Writer) (path string, flush func(), err error) {
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		return "", nil, fmt.Errorf("creating data dir: %w", err)
 	}
@@ -40,11 +41,12 @@ func routeLogs(o CompletedOptions, terminal io.Writer) (path string, closeLog fu
 		f.Close()
 		return "", nil, err
 	}
-	return path, func() { klog.Flush(); f.Close() }, nil
+	return path, klog.Flush, nil
 }
 
 // bySeverity sends each klog entry (one Write, starting with its severity: I, W, E or F) to
-// info or to problems. Warnings the libraries log on every healthy start count as info.
+// info or to problems. Warnings the libraries log on every healthy start are written as info
+// (severity I), to info.
 type bySeverity struct {
 	info, problems io.Writer
 }
@@ -61,7 +63,7 @@ func (w bySeverity) Write(p []byte) (int, error) {
 	if len(p) > 0 && p[0] == 'W' {
 		for _, b := range benign {
 			if bytes.Contains(p, b) {
-				return w.info.Write(p)
+				return w.info.Write(append([]byte{'I'}, p[1:]...))
 			}
 		}
 	}

@@ -80,11 +80,11 @@ func (p progress) printf(format string, args ...any) {
 // starts the chain, prints how to reach it, and serves until ctx is done.
 func Run(ctx context.Context, o CompletedOptions, out io.Writer) error {
 	p := progress{out: out, start: time.Now()}
-	logPath, closeLog, err := routeLogs(o, os.Stderr)
+	logPath, flushLog, err := routeLogs(o, os.Stderr)
 	if err != nil {
 		return err
 	}
-	defer closeLog()
+	defer flushLog()
 	if o.Logs.Verbosity > 0 {
 		p.printf("logs: %s, and here (-v=%d)", logPath, o.Logs.Verbosity)
 	} else {
