@@ -34,6 +34,7 @@ import (
 	"github.com/apichain/apichain/controllers/kubelet"
 	"github.com/apichain/apichain/controllers/namespace"
 	"github.com/apichain/apichain/controllers/nodelifecycle"
+	"github.com/apichain/apichain/controllers/podgc"
 	"github.com/apichain/apichain/controllers/replicaset"
 	"github.com/apichain/apichain/controllers/rootcacertpublisher"
 	"github.com/apichain/apichain/controllers/scheduler"
@@ -66,6 +67,8 @@ type Context struct {
 // Controller is one controller: its name for --controllers, and how it starts.
 type Controller struct {
 	Name string
+	// Aliases are other names --controllers accepts for it (kube-controller-manager's).
+	Aliases []string
 	// Requires lists the resources the controller works on: when the chain does not serve one of
 	// them, the controller is not started (its informers would never sync).
 	Requires []schema.GroupVersionResource
@@ -86,6 +89,7 @@ const (
 	Job                        = "job-controller"
 	TTLAfterFinished           = "ttl-after-finished-controller"
 	NodeLifecycle              = "node-lifecycle-controller"
+	PodGarbageCollector        = "pod-garbage-collector-controller"
 	SimulatedKubelet           = "simulated-kubelet"
 	Scheduler                  = "scheduler"
 )
@@ -109,6 +113,7 @@ func All() []Controller {
 		{Name: TTLAfterFinished, Start: startTTLAfterFinished,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
 		{Name: NodeLifecycle, Start: startNodeLifecycle},
+		{Name: PodGarbageCollector, Aliases: []string{"podgc"}, Start: startPodGC},
 		{Name: Scheduler, Start: startScheduler},
 		{Name: SimulatedKubelet, Start: startKubelets},
 	}
@@ -121,6 +126,16 @@ func Names() []string {
 		names = append(names, c.Name)
 	}
 	return names
+}
+
+// Canonical is the name of the controller that name is an alias of, or name itself.
+func Canonical(name string) string {
+	for _, c := range All() {
+		if slices.Contains(c.Aliases, name) {
+			return c.Name
+		}
+	}
+	return name
 }
 
 // Run starts the controllers that enabled chooses, then the shared informers.
@@ -267,6 +282,16 @@ func startNodeLifecycle(ctx context.Context, c *Context) error {
 		return err
 	}
 	go nlc.Run(ctx, 1)
+	return nil
+}
+
+func startPodGC(ctx context.Context, c *Context) error {
+	gc, err := podgc.New(podgc.Config{Client: c.Client, Quarantine: podgc.Quarantine, Threshold: podgc.TerminatedPodThreshold},
+		c.Informers.Core().V1().Pods(), c.Informers.Core().V1().Nodes())
+	if err != nil {
+		return err
+	}
+	go gc.Run(ctx, 5)
 	return nil
 }
 

@@ -185,6 +185,15 @@ func (o *Options) Complete() (CompletedOptions, error) {
 		}
 	}
 	c.EtcdServers = servers
+	// Aliases (kube-controller-manager's short names, "podgc") become the names they stand for.
+	c.Controllers = slices.Clone(o.Controllers)
+	for i, name := range c.Controllers {
+		if off, ok := strings.CutPrefix(name, "-"); ok {
+			c.Controllers[i] = "-" + controllers.Canonical(off)
+		} else {
+			c.Controllers[i] = controllers.Canonical(name)
+		}
+	}
 	return CompletedOptions{c}, nil
 }
 
