@@ -28,6 +28,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/apichain/apichain/controllers/clusterroleaggregation"
+	"github.com/apichain/apichain/controllers/cronjob"
+	"github.com/apichain/apichain/controllers/daemonset"
 	"github.com/apichain/apichain/controllers/deployment"
 	"github.com/apichain/apichain/controllers/garbagecollector"
 	"github.com/apichain/apichain/controllers/job"
@@ -38,6 +40,7 @@ import (
 	"github.com/apichain/apichain/controllers/rootcacertpublisher"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/controllers/serviceaccount"
+	"github.com/apichain/apichain/controllers/statefulset"
 	"github.com/apichain/apichain/controllers/ttlafterfinished"
 )
 
@@ -84,6 +87,9 @@ const (
 	ReplicationController      = "replicationcontroller-controller"
 	Job                        = "job-controller"
 	TTLAfterFinished           = "ttl-after-finished-controller"
+	StatefulSet                = "statefulset-controller"
+	DaemonSet                  = "daemonset-controller"
+	CronJob                    = "cronjob-controller"
 	NodeLifecycle              = "node-lifecycle-controller"
 	SimulatedKubelet           = "simulated-kubelet"
 	Scheduler                  = "scheduler"
@@ -107,6 +113,12 @@ func All() []Controller {
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
 		{Name: TTLAfterFinished, Start: startTTLAfterFinished,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
+		{Name: StatefulSet, Start: startStatefulSet,
+			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("statefulsets"), appsv1.SchemeGroupVersion.WithResource("controllerrevisions")}},
+		{Name: DaemonSet, Start: startDaemonSet,
+			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("daemonsets"), appsv1.SchemeGroupVersion.WithResource("controllerrevisions")}},
+		{Name: CronJob, Start: startCronJob,
+			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("cronjobs"), batchv1.SchemeGroupVersion.WithResource("jobs")}},
 		{Name: NodeLifecycle, Start: startNodeLifecycle},
 		{Name: Scheduler, Start: startScheduler},
 		{Name: SimulatedKubelet, Start: startKubelets},
@@ -257,6 +269,35 @@ func startTTLAfterFinished(ctx context.Context, c *Context) error {
 		return err
 	}
 	go tc.Run(ctx, 5)
+	return nil
+}
+
+func startStatefulSet(ctx context.Context, c *Context) error {
+	sc, err := statefulset.New(c.Client, c.Informers.Apps().V1().StatefulSets(), c.Informers.Core().V1().Pods(),
+		c.Informers.Core().V1().PersistentVolumeClaims(), c.Informers.Apps().V1().ControllerRevisions())
+	if err != nil {
+		return err
+	}
+	go sc.Run(ctx, 5)
+	return nil
+}
+
+func startDaemonSet(ctx context.Context, c *Context) error {
+	dc, err := daemonset.New(c.Client, c.Informers.Apps().V1().DaemonSets(), c.Informers.Core().V1().Pods(),
+		c.Informers.Core().V1().Nodes(), c.Informers.Apps().V1().ControllerRevisions())
+	if err != nil {
+		return err
+	}
+	go dc.Run(ctx, 2) // kube-controller-manager's --concurrent-daemonset-syncs
+	return nil
+}
+
+func startCronJob(ctx context.Context, c *Context) error {
+	cc, err := cronjob.New(c.Client, c.Informers.Batch().V1().CronJobs(), c.Informers.Batch().V1().Jobs())
+	if err != nil {
+		return err
+	}
+	go cc.Run(ctx, 5)
 	return nil
 }
 

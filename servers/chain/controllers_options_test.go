@@ -20,6 +20,11 @@ func TestControllersOption(t *testing.T) {
 		{"--controllers=", func(string) bool { return false }},
 		{"--controllers=*,-scheduler", func(n string) bool { return n != "scheduler" }},
 		{"--controllers=scheduler,namespace-controller", func(n string) bool { return n == "scheduler" || n == "namespace-controller" }},
+		// kube-controller-manager's aliases, in both syntaxes.
+		{"--controllers=statefulset,daemonset,cronjob,replicationcontroller", func(n string) bool {
+			return n == "statefulset-controller" || n == "daemonset-controller" || n == "cronjob-controller" || n == "replicationcontroller-controller"
+		}},
+		{"--controllers=*,-deployment,-job", func(n string) bool { return n != "deployment-controller" && n != "job-controller" }},
 	} {
 		o := chain.NewOptions()
 		var fss cliflag.NamedFlagSets
