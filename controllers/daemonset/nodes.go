@@ -50,17 +50,27 @@ func tolerations(spec *corev1.PodSpec) []corev1.Toleration {
 	return out
 }
 
-// fits reports whether the daemon pod (spec, with its tolerations) belongs on node: the node
-// matches its nodeSelector and required node affinity, and it tolerates every NoSchedule and
-// NoExecute taint of the node. The scheduler checks the same before it binds the pod.
-func fits(spec *corev1.PodSpec, tolerations []corev1.Toleration, node *corev1.Node) bool {
-	if ok, err := nodeaffinity.NewRequiredNodeAffinity(spec.NodeSelector, spec.Affinity).Match(node); !ok || err != nil {
-		return false
+// placement says whether the daemon pod (spec, with its tolerations) belongs on node, and
+// whether one already there may stay. It belongs where the template's nodeName (if any), its
+// nodeSelector and its required node affinity match the node, and it tolerates every NoSchedule
+// and NoExecute taint of the node: what the scheduler checks before it binds the pod. A pod may
+// stay on a node tainted NoSchedule after it came; a NoExecute taint evicts it.
+func placement(spec *corev1.PodSpec, tolerations []corev1.Toleration, node *corev1.Node) (belongs, stays bool) {
+	if spec.NodeName != "" && spec.NodeName != node.Name {
+		return false, false
 	}
-	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
-		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-	}, false)
-	return !untolerated
+	if ok, err := nodeaffinity.NewRequiredNodeAffinity(spec.NodeSelector, spec.Affinity).Match(node); !ok || err != nil {
+		return false, false
+	}
+	untolerated := func(effects ...corev1.TaintEffect) bool {
+		_, found := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, tolerations,
+			func(t *corev1.Taint) bool { return slices.Contains(effects, t.Effect) }, false)
+		return found
+	}
+	if !untolerated(corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute) {
+		return true, true
+	}
+	return false, !untolerated(corev1.TaintEffectNoExecute)
 }
 
 // newPod is the daemon pod for node: the template at revision hash, with the daemon

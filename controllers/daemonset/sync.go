@@ -27,8 +27,8 @@ type daemon struct {
 	*appsv1.DaemonSet
 	hash  string // of the update revision: the template's
 	nodes []*corev1.Node
-	// runs says which nodes the pod belongs on.
-	runs map[string]bool
+	// runs says which nodes the pod belongs on; stays, on which one already there may stay.
+	runs, stays map[string]bool
 	// live are the pods running, or about to, by the node they are for, oldest first; failed
 	// are those that ended.
 	live   map[string][]*corev1.Pod
@@ -88,10 +88,10 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	d := &daemon{DaemonSet: ds, hash: hashOf(ds, history.Update), nodes: nodes, runs: map[string]bool{},
-		live: map[string][]*corev1.Pod{}, now: time.Now()}
+		stays: map[string]bool{}, live: map[string][]*corev1.Pod{}, now: time.Now()}
 	tolerations := tolerations(&ds.Spec.Template.Spec)
 	for _, n := range nodes {
-		d.runs[n.Name] = fits(&ds.Spec.Template.Spec, tolerations, n)
+		d.runs[n.Name], d.stays[n.Name] = placement(&ds.Spec.Template.Spec, tolerations, n)
 	}
 	for _, p := range sortedByAge(pods) {
 		switch {
@@ -138,7 +138,7 @@ func hashOf(ds *appsv1.DaemonSet, rev *appsv1.ControllerRevision) string {
 }
 
 // manage creates the pods nodes lack and deletes those that are failed, extra, on nodes where
-// they do not belong (or that are gone), and, for a RollingUpdate, old ones as the update
+// they may not stay (or that are gone), and, for a RollingUpdate, old ones as the update
 // allows.
 func (c *Controller) manage(ctx context.Context, key string, d *daemon) error {
 	surge, _ := d.limits()
@@ -147,8 +147,10 @@ func (c *Controller) manage(ctx context.Context, key string, d *daemon) error {
 	for _, n := range d.nodes {
 		live := d.live[n.Name]
 		switch {
-		case !d.runs[n.Name]:
+		case !d.runs[n.Name] && !d.stays[n.Name]:
 			remove = append(remove, live...)
+		case !d.runs[n.Name]:
+			// tainted NoSchedule since: what runs there stays, nothing new comes
 		case len(live) == 0:
 			create = append(create, n.Name)
 		default:
