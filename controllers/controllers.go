@@ -55,10 +55,11 @@ type Context struct {
 	// CA, PEM), which the root CA publisher puts in every namespace as kube-root-ca.crt.
 	RootCA []byte
 
-	// For the simulated kubelets: how many nodes beside the host, and the endpoint's
-	// certificate (issued by the chain's server CA).
+	// For the simulated kubelets: how many nodes beside the host, the endpoint's certificate
+	// (issued by the chain's server CA), and the CA of the client certificates it accepts.
 	Nodes                   int
 	KubeletCert, KubeletKey []byte
+	KubeletClientCA         []byte
 
 	// Set by Run before any Start, as kube-controller-manager's ControllerContext has it: a
 	// REST mapper over discovery, reset every 30 s.
@@ -316,7 +317,7 @@ func startScheduler(ctx context.Context, c *Context) error {
 }
 
 func startKubelets(ctx context.Context, c *Context) error {
-	sim, err := kubelet.New(kubelet.Config{Client: c.Client, Host: true, Nodes: c.Nodes, ServingCert: c.KubeletCert, ServingKey: c.KubeletKey})
+	sim, err := kubelet.New(kubelet.Config{Client: c.Client, Host: true, Nodes: c.Nodes, ServingCert: c.KubeletCert, ServingKey: c.KubeletKey, ClientCA: c.KubeletClientCA})
 	if err != nil {
 		return err
 	}

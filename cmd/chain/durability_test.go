@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -140,15 +141,21 @@ func adminConfig(t testing.TB, dir string) *rest.Config {
 }
 
 // walFsyncs is how many times the chain's embedded etcd has fdatasync'ed its WAL, from etcd's
-// own /metrics on its client URL (written to <data-dir>/etcd-endpoints).
+// own /metrics on its client socket (unix://..., written to <data-dir>/etcd-endpoints).
 func walFsyncs(t testing.TB, dir string) int {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "etcd-endpoints"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	endpoint := strings.Fields(string(b))[0]
-	resp, err := http.Get(endpoint + "/metrics")
+	socket, ok := strings.CutPrefix(strings.Fields(string(b))[0], "unix://")
+	if !ok {
+		t.Fatalf("the embedded etcd is not a unix socket: %s", b)
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", socket)
+	}}}
+	resp, err := client.Get("http://etcd/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

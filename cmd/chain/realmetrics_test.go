@@ -64,7 +64,10 @@ func TestRealMetricsServer(t *testing.T) {
 		}
 	}
 
-	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--authentication-kubeconfig", kubeconfig, "--authorization-kubeconfig", kubeconfig,
+	// Its own user, as the README runs it: system:metrics-server, whose client certificate it
+	// also presents to the kubelets, which ask the chain whether it may get nodes/metrics.
+	own := filepath.Join(r.dir, "metrics-server.kubeconfig")
+	cmd := exec.Command(bin, "--kubeconfig", own, "--authentication-kubeconfig", own, "--authorization-kubeconfig", own,
 		"--secure-port", "4443", "--bind-address", "127.0.0.1", "--cert-dir", t.TempDir(),
 		"--kubelet-certificate-authority", filepath.Join(r.dir, "pki", "ca.crt"),
 		"--kubelet-preferred-address-types", "InternalIP", "--kubelet-use-node-status-port")

@@ -26,8 +26,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -54,6 +56,10 @@ type Controller struct {
 	synced []cache.InformerSynced
 	queue  workload.Queue
 	expect *workload.Expectations
+	// counted holds the UIDs of finished pods this controller counted and took the tracking
+	// finalizer off, until the pod informer shows them without it: a sync that runs before
+	// then sees the finalizer still on, and must not count the pod a second time.
+	counted sync.Map
 	// podControl writes pods and reports events; set by Run, which has the context events
 	// are recorded in.
 	podControl workload.PodControl
@@ -75,6 +81,12 @@ func New(client kubernetes.Interface, jobs batchinformers.JobInformer, pods core
 	if _, err := pods.Informer().AddEventHandler(workload.Dependents(c.queue, c.expect, c.ownersOf)); err != nil {
 		return nil, fmt.Errorf("watching pods: %w", err)
 	}
+	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, obj any) { c.observe(obj) },
+		DeleteFunc: c.forget,
+	}); err != nil {
+		return nil, fmt.Errorf("watching pods: %w", err)
+	}
 	return c, nil
 }
 
@@ -82,6 +94,23 @@ func New(client kubernetes.Interface, jobs batchinformers.JobInformer, pods core
 func (c *Controller) Run(ctx context.Context, workers int) {
 	c.podControl = workload.PodControl{Client: c.client, Recorder: workload.Recorder(ctx, c.client, Name), Expect: c.expect}
 	workload.Run(ctx, c.queue, workers, c.sync, c.synced...)
+}
+
+// observe forgets a counted pod once the informer shows it without the tracking finalizer.
+func (c *Controller) observe(obj any) {
+	if p, ok := obj.(*corev1.Pod); ok && !slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer) {
+		c.counted.Delete(p.UID)
+	}
+}
+
+// forget forgets a pod that is gone.
+func (c *Controller) forget(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if p, ok := obj.(*corev1.Pod); ok {
+		c.counted.Delete(p.UID)
+	}
 }
 
 // ownersOf names the Job controlling pod, or the Jobs that may adopt it. A pod that still

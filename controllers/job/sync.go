@@ -68,7 +68,12 @@ func (c *Controller) step(ctx context.Context, key string, job *batchv1.Job, pod
 		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 	}
 	done := parseIndexes(st.CompletedIndexes)
-	finishing := recordFinished(job, st, done, pods)
+	// Pods counted by an earlier sync may still show the finalizer in the informer's cache.
+	uncounted := slices.DeleteFunc(slices.Clone(pods), func(p *corev1.Pod) bool {
+		_, counted := c.counted.Load(p.UID)
+		return counted
+	})
+	finishing := recordFinished(job, st, done, uncounted)
 
 	var active []*corev1.Pod
 	var terminating int32
@@ -129,6 +134,9 @@ func (c *Controller) step(ctx context.Context, key string, job *batchv1.Job, pod
 	}
 	if err := c.untrack(ctx, finishing); err != nil {
 		return err
+	}
+	for _, p := range finishing {
+		c.counted.Store(p.UID, struct{}{})
 	}
 	st = job.Status.DeepCopy()
 	u := st.UncountedTerminatedPods

@@ -54,7 +54,8 @@ type cluster struct {
 	chain  *chain.Chain
 	client kubernetes.Interface
 	sim    *kubelet.Simulator
-	https  *http.Client // trusts the chain's server CA, nothing else
+	https  *http.Client // trusts the chain's server CA, nothing else; presents admin's certificate
+	files  pki.Files
 }
 
 func sharedCluster(t *testing.T) *cluster {
@@ -113,6 +114,9 @@ func startCluster(ctx context.Context, c *chain.Chain, cfg kubelet.Config) (*clu
 	}
 	files := pki.FilesIn(filepath.Join(filepath.Dir(c.KubeconfigPath), "pki"))
 	cfg.Client = client
+	if cfg.ClientCA, err = os.ReadFile(files.ClientCACert); err != nil {
+		return nil, nil, err
+	}
 	cfg.ServingCert, cfg.ServingKey, err = pki.IssueServingCert(files, "system:node:kubelets",
 		pki.ServingNames{DNS: []string{"localhost"}, IPs: []net.IP{net.ParseIP("127.0.0.1")}})
 	if err != nil {
@@ -123,12 +127,14 @@ func startCluster(ctx context.Context, c *chain.Chain, cfg kubelet.Config) (*clu
 		return nil, nil, err
 	}
 	kubelet.SetHeartbeat(sim, time.Second)
-	caPEM, err := os.ReadFile(files.ServerCACert)
+	admin, err := tls.LoadX509KeyPair(files.AdminCert, files.AdminKey)
 	if err != nil {
 		return nil, nil, err
 	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(caPEM)
+	https, err := httpsClient(files, &admin)
+	if err != nil {
+		return nil, nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- sim.Run(ctx) }()
@@ -138,8 +144,23 @@ func startCluster(ctx context.Context, c *chain.Chain, cfg kubelet.Config) (*clu
 			fmt.Fprintf(os.Stderr, "simulator: %v\n", err)
 		}
 	}
-	return &cluster{chain: c, client: client, sim: sim,
-		https: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}}, stop, nil
+	return &cluster{chain: c, client: client, sim: sim, https: https, files: files}, stop, nil
+}
+
+// httpsClient trusts the chain's server CA, which signs the kubelets' serving certificate,
+// and presents cert (none if nil).
+func httpsClient(files pki.Files, cert *tls.Certificate) (*http.Client, error) {
+	caPEM, err := os.ReadFile(files.ServerCACert)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	config := &tls.Config{RootCAs: pool}
+	if cert != nil {
+		config.Certificates = []tls.Certificate{*cert}
+	}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: config}}, nil
 }
 
 // eventually polls cond every 100ms for up to 30s, failing t with what it last said.

@@ -9,7 +9,8 @@
 //
 // Like a kubelet, for each of its nodes it registers the Node, posts its status and renews its
 // Lease every 10 s, turns the pods bound to it into Running pods (pods/status), finishes their
-// graceful deletion, and serves /metrics/resource on one listener for all of them. Containers run
+// graceful deletion, and serves /metrics/resource on one listener for all of them, to callers
+// the chain authenticates and authorizes as a kubelet's webhook does (auth.go). Containers run
 // until their pod is deleted, except in pods that ask to finish (restartPolicy Never or OnFailure
 // with the annotations apichain.io/run-seconds and apichain.io/exit-code, see finish.go): they exit
 // after that many seconds with that code, and the pod becomes Succeeded or Failed.
@@ -67,6 +68,11 @@ type Config struct {
 	// internal/pki's IssueServingCert makes one. It must name the address the nodes publish as
 	// their InternalIP: BindAddress, or 127.0.0.1 when BindAddress is unspecified (0.0.0.0).
 	ServingCert, ServingKey []byte
+	// ClientCA (PEM) verifies the client certificates of callers, as a kubelet's
+	// --client-ca-file: the chain's client CA. Callers are authorized by the chain
+	// (SubjectAccessReview through Client), so they need get on nodes/metrics (the metrics
+	// server) or nodes/proxy, as against a real kubelet (see auth.go).
+	ClientCA []byte
 }
 
 // Simulator is every simulated kubelet. Build it with New, start it with Run.
@@ -75,6 +81,7 @@ type Simulator struct {
 	bind    netip.Addr
 	port    int
 	cert    tls.Certificate
+	guard   *guard
 	nodes   []*node // the host first, if any, then sim-node-1..N
 	byName  map[string]*node
 	usage   *usageModel
@@ -120,7 +127,14 @@ func New(c Config) (*Simulator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubelet simulator: serving certificate: %w", err)
 	}
-	s := &Simulator{client: c.Client, bind: bind, port: c.Port, cert: cert, byName: map[string]*node{}, usage: newUsageModel(), heartbeat: heartbeat}
+	if len(c.ClientCA) == 0 {
+		return nil, errors.New("kubelet simulator: ClientCA is required")
+	}
+	g, err := newGuard(c.Client, c.ClientCA)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet simulator: %w", err)
+	}
+	s := &Simulator{client: c.Client, bind: bind, port: c.Port, cert: cert, guard: g, byName: map[string]*node{}, usage: newUsageModel(), heartbeat: heartbeat}
 	if c.Host {
 		sys, err := readHostSystem()
 		if err != nil {
@@ -210,8 +224,10 @@ func (s *Simulator) Run(ctx context.Context) error {
 	defer podFactory.Shutdown()
 
 	srv := &http.Server{
-		Handler:           s.metricsHandler(),
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{s.cert}, MinVersion: tls.VersionTLS12},
+		Handler: s.guard.wrap(s.metricsHandler(), s.nodeOfPath),
+		// Asked for, not required: a caller without one may still bring a bearer token, and
+		// gets a 401 rather than a failed handshake without either.
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{s.cert}, ClientAuth: tls.RequestClientCert, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          serverLog(),
 	}

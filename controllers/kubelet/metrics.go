@@ -18,10 +18,10 @@ import (
 // format, with the default name escaping).
 const ContentType = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"
 
-// metricsHandler is the kubelet endpoint: anonymous and read-only (a kubelet with anonymous
-// authentication on). The host node's metrics are at /metrics/resource, where a kubelet
-// serves them; every node's, the host's included, at /nodes/<name>/metrics/resource, which
-// the simulated nodes publish in their MetricsPathAnnotation.
+// metricsHandler is the kubelet endpoint, read-only, behind the guard of auth.go. The host
+// node's metrics are at /metrics/resource, where a kubelet serves them; every node's, the
+// host's included, at /nodes/<name>/metrics/resource, which the simulated nodes publish in
+// their MetricsPathAnnotation.
 func (s *Simulator) metricsHandler() http.Handler {
 	mux := http.NewServeMux() // "GET" patterns serve HEAD too; other methods get 405
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -44,6 +44,17 @@ func (s *Simulator) metricsHandler() http.Handler {
 		s.serveMetrics(w, n)
 	})
 	return mux
+}
+
+// nodeOfPath is the node a path of the endpoint is about, and the kubelet path within it:
+// /nodes/<name>/<rest> is node <name>'s /<rest>; any other path is the first node's (the host's,
+// when there is one), whose kubelet a real one of these paths would reach.
+func (s *Simulator) nodeOfPath(path string) (name, rest string) {
+	if after, ok := strings.CutPrefix(path, "/nodes/"); ok {
+		name, rest, _ = strings.Cut(after, "/")
+		return name, "/" + rest
+	}
+	return s.nodes[0].name, path
 }
 
 func (s *Simulator) serveMetrics(w http.ResponseWriter, n *node) {

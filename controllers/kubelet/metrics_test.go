@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"bytes"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/apichain/apichain/internal/pki"
 )
 
 func runningPod(ns, name string, uid types.UID, started time.Time, annotations map[string]string, containers ...string) *corev1.Pod {
@@ -184,7 +187,22 @@ func TestContainerUsage(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	good := Config{Client: fake.NewClientset(), Nodes: 1, ServingCert: []byte("x"), ServingKey: []byte("y")}
+	files := pki.FilesIn(t.TempDir())
+	if _, err := pki.Ensure(files, pki.ServingNames{DNS: []string{"localhost"}}); err != nil {
+		t.Fatal(err)
+	}
+	servingCert, servingKey, err := pki.IssueServingCert(files, "kubelet", pki.ServingNames{DNS: []string{"localhost"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientCA, err := os.ReadFile(files.ClientCACert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := Config{Client: fake.NewClientset(), Nodes: 1, ServingCert: servingCert, ServingKey: servingKey, ClientCA: clientCA}
+	if _, err := New(good); err != nil {
+		t.Fatalf("a good config: %v", err)
+	}
 	for name, mod := range map[string]func(*Config){
 		"no client":      func(c *Config) { c.Client = nil },
 		"nothing to run": func(c *Config) { c.Nodes = 0 },
@@ -192,7 +210,9 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		"bad address":    func(c *Config) { c.BindAddress = "nowhere" },
 		"bad port":       func(c *Config) { c.Port = 70000 },
 		"no certificate": func(c *Config) { c.ServingCert = nil },
-		"not a key pair": func(c *Config) {},
+		"not a key pair": func(c *Config) { c.ServingKey = []byte("y") },
+		"no client CA":   func(c *Config) { c.ClientCA = nil },
+		"bad client CA":  func(c *Config) { c.ClientCA = []byte("not PEM") },
 	} {
 		c := good
 		mod(&c)

@@ -1,18 +1,22 @@
-// Package etcd runs the chain's embedded etcd: one member, in-process, on loopback ports chosen
-// free at start, with its data under the chain's data dir. It sits below the whole chain: every
-// server's storage talks to it through the ordinary etcd v3 client, exactly as kube-apiserver talks
-// to an external etcd, so --etcd-servers can replace it without changing anything above.
+// Package etcd runs the chain's embedded etcd: one member, in-process, with its data under the
+// chain's data dir. It sits below the whole chain: every server's storage talks to it through the
+// ordinary etcd v3 client, exactly as kube-apiserver talks to an external etcd, so --etcd-servers
+// can replace it without changing anything above.
+//
+// etcd has no authentication of its own here, and whoever reaches it reads every Secret and
+// writes any object past authentication, RBAC and admission. So the member opens no network
+// port at all: it serves clients on a unix socket in its own directory (Dir/etcd.sock, the
+// directory 0700, the socket 0600), which only this user (and root) can open, the same people
+// who can read its data files anyway. A lone member has no peers, so it listens for none.
 package etcd
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
-	"strconv"
-	"strings"
+	"path/filepath"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -21,7 +25,8 @@ import (
 
 // Config says where the member keeps its data and how careful it is with it.
 type Config struct {
-	// Dir holds the member's WAL and snapshots; objects survive a restart with the same Dir.
+	// Dir holds the member's WAL and snapshots, and its client socket; objects survive a
+	// restart with the same Dir.
 	Dir string
 	// UnsafeNoFsync skips fsync: faster, but acknowledged writes can be lost on a crash. Tests only.
 	UnsafeNoFsync bool
@@ -32,45 +37,44 @@ type Config struct {
 // Server is a running embedded member.
 type Server struct {
 	etcd *embed.Etcd
-	// ClientURL is what clients dial (http on loopback).
+	// ClientURL is what clients dial: unix:///<Dir>/etcd.sock.
 	ClientURL string
 }
 
+// SocketName is the member's client socket in Dir.
+const SocketName = "etcd.sock"
+
+// maxSocketPath is the longest path a unix socket may have on Linux (108 bytes with the NUL).
+const maxSocketPath = 107
+
 // Start starts the member and returns once it can serve requests (it has elected itself leader).
 func Start(ctx context.Context, c Config) (*Server, error) {
-	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("etcd data dir: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating etcd data dir: %w", err)
 	}
-	var lastErr error
-	// Ports are picked by binding :0 and closing; another process can take one in between, so retry.
-	for attempt := 0; attempt < 5; attempt++ {
-		s, err := start(ctx, c)
-		if err == nil {
-			return s, nil
-		}
-		lastErr = err
-		if !isAddrInUse(err) {
-			break
-		}
+	// MkdirAll leaves an existing directory as it was: the socket's privacy rests on this mode.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("making the etcd data dir private: %w", err)
 	}
-	return nil, lastErr
-}
-
-func start(ctx context.Context, c Config) (*Server, error) {
-	ports, err := freePorts(2)
-	if err != nil {
-		return nil, err
+	socket := filepath.Join(dir, SocketName)
+	if len(socket) > maxSocketPath {
+		return nil, fmt.Errorf("etcd's socket %s is longer than the %d bytes a unix socket path may have: use a shorter --data-dir", socket, maxSocketPath)
 	}
-	clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))}
-	peerURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))}
+	clientURL := url.URL{Scheme: "unix", Path: socket}
 
 	cfg := embed.NewConfig()
 	cfg.Name = "chain"
-	cfg.Dir = c.Dir
+	cfg.Dir = dir
 	cfg.ListenClientUrls = []url.URL{clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{clientURL}
-	cfg.ListenPeerUrls = []url.URL{peerURL}
-	cfg.AdvertisePeerUrls = []url.URL{peerURL}
+	// No peer listener: the member is its own cluster. It still needs a peer URL to name itself
+	// in the initial cluster; nothing listens there.
+	cfg.ListenPeerUrls = nil
+	cfg.AdvertisePeerUrls = []url.URL{{Scheme: "unix", Path: filepath.Join(dir, "no-peers")}}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.UnsafeNoFsync = c.UnsafeNoFsync
 	// One member has nobody to wait for, yet it still waits out part of an election timeout
@@ -98,6 +102,12 @@ func start(ctx context.Context, c Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded etcd: %w", err)
 	}
+	// The listener made the socket with the process umask; the directory already keeps others
+	// out, and 0600 says so on the socket itself.
+	if err := os.Chmod(socket, 0o600); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("making etcd's socket private: %w", err)
+	}
 	select {
 	case <-e.Server.ReadyNotify():
 		return &Server{etcd: e, ClientURL: clientURL.String()}, nil
@@ -118,20 +128,3 @@ func (s *Server) Err() <-chan error { return s.etcd.Err() }
 
 // Close stops the member cleanly: in-flight requests finish, the WAL is synced and closed.
 func (s *Server) Close() { s.etcd.Close() }
-
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("finding a free port for etcd: %w", err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
-}
-
-func isAddrInUse(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "address already in use")
-}

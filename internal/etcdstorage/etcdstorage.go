@@ -245,7 +245,7 @@ func dial(t storagebackend.TransportConfig) (*kubernetes.Client, error) {
 		conn.Connect() // leaves idle; does nothing otherwise
 		if !conn.WaitForStateChange(ctx, state) {
 			_ = client.Close()
-			return nil, fmt.Errorf("connecting: %w", ctx.Err())
+			return nil, fmt.Errorf("etcd grpc connection not ready: %w", ctx.Err())
 		}
 	}
 	return client, nil

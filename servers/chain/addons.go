@@ -50,6 +50,10 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 		if err != nil {
 			return fmt.Errorf("kubelet serving certificate: %w", err)
 		}
+		// Callers show a certificate of the client CA, as to the chain itself.
+		if c.KubeletClientCA, err = readFile(files.ClientCACert); err != nil {
+			return fmt.Errorf("client CA for the simulated kubelets: %w", err)
+		}
 	}
 	if !slices.ContainsFunc(controllers.Names(), o.ControllerEnabled) {
 		return nil

@@ -119,7 +119,7 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 			return fail(err)
 		}
 		etcdServers = []string{member.ClientURL}
-		p.printf("etcd: embedded member serving on %s (data in %s)", member.ClientURL, filepath.Join(o.DataDir, "etcd"))
+		p.printf("etcd: embedded member serving on %s, for this user only (data in %s)", member.ClientURL, filepath.Join(o.DataDir, "etcd"))
 	} else {
 		p.printf("etcd: external cluster %v%s", etcdServers, map[bool]string{true: " (TLS client certificate)", false: ""}[o.EtcdCertFile != ""])
 	}

@@ -8,9 +8,11 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	unversionedvalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -243,4 +245,91 @@ func ValidateResourceQuantityValue(resource v1.ResourceName, value resource.Quan
 		}
 	}
 	return allErrs
+}
+
+// --- Leftovers of the replaced core/v1 kinds, still used by the kinds not yet rewritten. ---
+
+// podTemplateValidationOptions is GetValidationOptionsFromPodTemplate: the pod options without
+// ResourceIsPod.
+func podTemplateValidationOptions(template, oldTemplate *v1.PodTemplateSpec) podValidationOptions {
+	var spec, oldSpec *v1.PodSpec
+	var meta, oldMeta *metav1.ObjectMeta
+	// we have to be careful about nil pointers here
+	// replication controller in particular is prone to passing nil
+	if template != nil {
+		spec, meta = &template.Spec, &template.ObjectMeta
+	}
+	if oldTemplate != nil {
+		oldSpec, oldMeta = &oldTemplate.Spec, &oldTemplate.ObjectMeta
+	}
+	if spec == nil {
+		spec = &v1.PodSpec{}
+	}
+	opts := podValidationOptionsFor(spec, oldSpec, meta, oldMeta)
+	opts.ResourceIsPod = false
+	return opts
+}
+
+// validatePodTemplateSpec validates the spec of a pod template (upstream's ValidatePodTemplateSpec).
+func validatePodTemplateSpec(spec *v1.PodTemplateSpec, fldPath *field.Path, opts podValidationOptions) field.ErrorList {
+	allErrs := field.ErrorList{}
+	allErrs = append(allErrs, unversionedvalidation.ValidateLabels(spec.Labels, fldPath.Child("labels"))...)
+	allErrs = append(allErrs, ValidateAnnotations(spec.Annotations, fldPath.Child("annotations"))...)
+	allErrs = append(allErrs, validatePodSpecificAnnotations(spec.Annotations, &spec.Spec, fldPath.Child("annotations"), opts)...)
+	allErrs = append(allErrs, validatePodSpec(&spec.Spec, nil, fldPath.Child("spec"), opts)...)
+	allErrs = append(allErrs, validateSeccompAnnotationsAndFields(spec.ObjectMeta, &spec.Spec, fldPath.Child("spec"))...)
+	allErrs = append(allErrs, validateAppArmorAnnotationsAndFieldsMatchOnCreate(spec.ObjectMeta, &spec.Spec, fldPath.Child("spec"))...)
+
+	if len(spec.Spec.EphemeralContainers) > 0 {
+		allErrs = append(allErrs, field.Forbidden(fldPath.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+	}
+	return allErrs
+}
+
+// validateHasLabel requires that metav1.ObjectMeta has a Label with key and expectedValue.
+func validateHasLabel(meta metav1.ObjectMeta, fldPath *field.Path, key, expectedValue string) field.ErrorList {
+	allErrs := field.ErrorList{}
+	actualValue, found := meta.Labels[key]
+	if !found {
+		allErrs = append(allErrs, field.Required(fldPath.Child("labels").Key(key), ""))
+		return allErrs
+	}
+	if actualValue != expectedValue {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("labels").Key(key), meta.Labels, fmt.Sprintf("must be '%s'", expectedValue)))
+	}
+	return allErrs
+}
+
+// validateImmutableInternal is ValidateImmutableField for struct values, rendered like
+// upstream's internal types.
+func validateImmutableInternal(newVal, oldVal interface{}, fldPath *field.Path) field.ErrorList {
+	if apiequality.Semantic.DeepEqual(oldVal, newVal) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(fldPath, internal(newVal), "field is immutable").WithOrigin("immutable")}
+}
+
+var supportedPortProtocols = sets.New(
+	v1.ProtocolTCP,
+	v1.ProtocolUDP,
+	v1.ProtocolSCTP)
+
+func validateTaintEffect(effect *v1.TaintEffect, allowEmpty bool, fldPath *field.Path) field.ErrorList {
+	if !allowEmpty && len(*effect) == 0 {
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+
+	allErrors := field.ErrorList{}
+	switch *effect {
+	// TODO: Replace next line with subsequent commented-out line when implement TaintEffectNoScheduleNoAdmit.
+	case v1.TaintEffectNoSchedule, v1.TaintEffectPreferNoSchedule, v1.TaintEffectNoExecute:
+	default:
+		validValues := []v1.TaintEffect{
+			v1.TaintEffectNoSchedule,
+			v1.TaintEffectPreferNoSchedule,
+			v1.TaintEffectNoExecute,
+		}
+		allErrors = append(allErrors, field.NotSupported(fldPath, *effect, validValues))
+	}
+	return allErrors
 }

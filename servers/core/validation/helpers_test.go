@@ -9,8 +9,6 @@ import (
 
 	"github.com/apichain/apichain/servers/core/defaults"
 	"github.com/google/go-cmp/cmp"
-	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
@@ -67,22 +65,4 @@ func expectErrorPrefixes(t *testing.T, name string, errs field.ErrorList, want [
 			t.Errorf("%s: error %d = %q, want prefix %q", name, i, got[i], want[i])
 		}
 	}
-}
-
-func validService() *v1.Service {
-	svc := &v1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "default"},
-		Spec: v1.ServiceSpec{
-			Selector: map[string]string{"app": "a"},
-			Ports:    []v1.ServicePort{{Port: 80}},
-		},
-	}
-	testScheme.Default(svc)
-	return svc
-}
-
-func validNode() *v1.Node {
-	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
-	testScheme.Default(node)
-	return node
 }

@@ -21,6 +21,7 @@ import (
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	netutils "k8s.io/utils/net"
 )
 
 // NameRule checks an object's name (prefix is true for a generateName) and returns messages.
@@ -52,15 +53,21 @@ func MetaUpdate(meta, old *metav1.ObjectMeta, path *field.Path) field.ErrorList 
 	return append(errs, kubeFinalizers(path.Child("finalizers"), meta.Finalizers)...)
 }
 
-// kubeFinalizers: a finalizer without a domain must be one Kubernetes itself knows.
+// kubeFinalizers checks each of an object's finalizers with KubeFinalizer.
 func kubeFinalizers(path *field.Path, finalizers []string) field.ErrorList {
 	var errs field.ErrorList
 	for i, f := range finalizers {
-		if !strings.Contains(f, "/") && !KnownFinalizer(f) {
-			errs = append(errs, field.Invalid(path.Index(i), f, "name is neither a standard finalizer name nor is it fully qualified"))
-		}
+		errs = append(errs, KubeFinalizer(path.Index(i), f)...)
 	}
 	return errs
+}
+
+// KubeFinalizer: a finalizer without a domain must be one Kubernetes itself knows.
+func KubeFinalizer(path *field.Path, f string) field.ErrorList {
+	if !strings.Contains(f, "/") && !KnownFinalizer(f) {
+		return field.ErrorList{field.Invalid(path, f, "name is neither a standard finalizer name nor is it fully qualified")}
+	}
+	return nil
 }
 
 // KnownFinalizer says whether f is one of the finalizers Kubernetes defines without a domain.
@@ -204,6 +211,57 @@ func Each[T any](path *field.Path, list []T, check func(*field.Path, *T) field.E
 		errs = append(errs, check(path.Index(i), &list[i])...)
 	}
 	return errs
+}
+
+// EndpointIP: an address that traffic can be sent to, as Endpoints, EndpointSlices and a
+// Service's externalIPs need: an IP, and not one that means "any", "this host" or "this link".
+func EndpointIP(path *field.Path, value string) field.ErrorList {
+	ip := netutils.ParseIPSloppy(value) // leading zeros are reported by the field's own IP check
+	var msg string
+	switch {
+	case ip == nil:
+		msg = "must be a valid IP address"
+	case ip.IsUnspecified():
+		msg = fmt.Sprintf("may not be unspecified (%v)", value)
+	case ip.IsLoopback():
+		msg = "may not be in the loopback range (127.0.0.0/8, ::1/128)"
+	case ip.IsLinkLocalUnicast():
+		msg = "may not be in the link-local range (169.254.0.0/16, fe80::/10)"
+	case ip.IsLinkLocalMulticast():
+		msg = "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"
+	default:
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, value, msg)}
+}
+
+// Covered marks errs as what a generated declarative rule also reports, with that rule's
+// origin ("minimum", "immutable", "maxItems", "format=k8s-long-name"; "" for Required and
+// NotSupported). k8s.io/apiserver drops them when the rule is enforced (+k8s:beta), and the
+// generated errors come after the kind's own; it compares them and logs any difference.
+func Covered(origin string, errs field.ErrorList) field.ErrorList {
+	if origin != "" {
+		errs = errs.WithOrigin(origin)
+	}
+	return errs.MarkCoveredByDeclarative()
+}
+
+// Join concatenates the results of a kind's rules, in order, so that its function reads as
+// the list of them: return validation.Join(rule1, rule2, ...).
+func Join(lists ...field.ErrorList) field.ErrorList {
+	var errs field.ErrorList
+	for _, l := range lists {
+		errs = append(errs, l...)
+	}
+	return errs
+}
+
+// When returns err if cond holds: a rule that is one condition.
+func When(cond bool, err *field.Error) field.ErrorList {
+	if cond {
+		return field.ErrorList{err}
+	}
+	return nil
 }
 
 // Forbiddenf is field.Forbidden with a formatted message.

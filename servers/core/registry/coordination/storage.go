@@ -9,7 +9,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	leasevalidation "github.com/apichain/apichain/servers/core/validation/coordination"
 )
 
 var leases = &resource.Definition{
@@ -18,8 +18,8 @@ var leases = &resource.Definition{
 	NewList:             func() runtime.Object { return &coordinationv1.LeaseList{} },
 	Table:               printers.Lease,
 	AllowCreateOnUpdate: true,
-	Validate:            resource.Check(validation.ValidateLease),
-	ValidateUpdate:      resource.CheckUpdate(validation.ValidateLeaseUpdate),
+	Validate:            resource.Check(leasevalidation.ValidateLease),
+	ValidateUpdate:      resource.CheckUpdate(leasevalidation.ValidateLeaseUpdate),
 }
 
 // Group is the coordination.k8s.io group: its types, field selectors and storage.

@@ -20,7 +20,7 @@ import (
 
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	corevalidation "github.com/apichain/apichain/servers/core/validation/core"
 )
 
 // namespaces follows kubernetes pkg/registry/core/namespace (strategy.go, storage/storage.go).
@@ -64,9 +64,9 @@ var namespaces = &resource.Definition{
 		ns := obj.(*corev1.Namespace)
 		return len(ns.Spec.Finalizers) == 0 && genericregistry.ShouldDeleteDuringUpdate(ctx, key, obj, existing)
 	},
-	Validate:             resource.Check(validation.ValidateNamespace),
-	ValidateUpdate:       resource.CheckUpdate(validation.ValidateNamespaceUpdate),
-	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidateNamespaceStatusUpdate),
+	Validate:             resource.Check(corevalidation.ValidateNamespace),
+	ValidateUpdate:       resource.CheckUpdate(corevalidation.ValidateNamespaceUpdate),
+	ValidateStatusUpdate: resource.CheckUpdate(corevalidation.ValidateNamespaceStatusUpdate),
 }
 
 // NamespaceREST is the namespaces resource. It is not the generic store as is: deleting a
@@ -93,7 +93,7 @@ func newNamespaceREST(s *resource.Storage) (*NamespaceREST, *resource.Subresourc
 		func(ctx context.Context, obj, old runtime.Object) {
 			obj.(*corev1.Namespace).Status = old.(*corev1.Namespace).Status
 		},
-		resource.CheckUpdate(validation.ValidateNamespaceFinalizeUpdate))
+		resource.CheckUpdate(corevalidation.ValidateNamespaceFinalizeUpdate))
 	return &NamespaceREST{store: s}, finalize
 }
 

@@ -5,12 +5,13 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	corevalidation "github.com/apichain/apichain/servers/core/validation/core"
 )
 
 // The plain resources of the core group: the generic store with their names, columns,
@@ -22,8 +23,8 @@ var configMaps = &resource.Definition{
 	NewList:        func() runtime.Object { return &corev1.ConfigMapList{} },
 	ShortNames:     []string{"cm"},
 	Table:          printers.ConfigMap,
-	Validate:       resource.Check(validation.ValidateConfigMap),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateConfigMapUpdate),
+	Validate:       resource.Check(corevalidation.ValidateConfigMap),
+	ValidateUpdate: resource.CheckUpdate(corevalidation.ValidateConfigMapUpdate),
 }
 
 var secrets = &resource.Definition{
@@ -37,8 +38,8 @@ var secrets = &resource.Definition{
 	}),
 	PrepareForCreate: func(ctx context.Context, obj runtime.Object) { mergeStringData(obj.(*corev1.Secret)) },
 	PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) { mergeStringData(obj.(*corev1.Secret)) },
-	Validate:         resource.Check(validation.ValidateSecret),
-	ValidateUpdate:   resource.CheckUpdate(validation.ValidateSecretUpdate),
+	Validate:         resource.Check(corevalidation.ValidateSecret),
+	ValidateUpdate:   resource.CheckUpdate(corevalidation.ValidateSecretUpdate),
 }
 
 // mergeStringData does what kube-apiserver's conversion to its internal Secret does: stringData
@@ -59,8 +60,8 @@ var serviceAccounts = &resource.Definition{
 	NewList:        func() runtime.Object { return &corev1.ServiceAccountList{} },
 	ShortNames:     []string{"sa"},
 	Table:          printers.ServiceAccount,
-	Validate:       resource.Check(validation.ValidateServiceAccount),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateServiceAccountUpdate),
+	Validate:       resource.Check(corevalidation.ValidateServiceAccount),
+	ValidateUpdate: resource.CheckUpdate(corevalidation.ValidateServiceAccountUpdate),
 }
 
 var events = &resource.Definition{
@@ -93,8 +94,8 @@ var events = &resource.Definition{
 			"type":                           e.Type,
 		}
 	}),
-	Validate:       resource.Check(validation.ValidateEvent),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateEventUpdate),
+	Validate:       resource.Check(corevalidation.ValidateEvent),
+	ValidateUpdate: resource.CheckUpdate(corevalidation.ValidateEventUpdate),
 }
 
 var endpoints = &resource.Definition{
@@ -104,8 +105,8 @@ var endpoints = &resource.Definition{
 	ShortNames:          []string{"ep"},
 	Table:               printers.Endpoints,
 	AllowCreateOnUpdate: true,
-	Validate:            resource.Check(validation.ValidateEndpoints),
-	ValidateUpdate:      resource.CheckUpdate(validation.ValidateEndpointsUpdate),
+	Validate:            resource.Check(corevalidation.ValidateEndpoints),
+	ValidateUpdate:      resource.CheckUpdate(corevalidation.ValidateEndpointsUpdate),
 }
 
 var nodes = &resource.Definition{
@@ -125,15 +126,44 @@ var nodes = &resource.Definition{
 		n.Spec.ConfigSource = nil // dynamic kubelet config is gone; kube-apiserver drops these
 		n.Status.Config = nil
 		n.Spec.PodPreemptionPolicy = nil // InPlacePodVerticalScalingSchedulerPreemption is alpha, off
+		syncPodCIDR(n)
 	},
 	PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) {
-		if n := obj.(*corev1.Node); old.(*corev1.Node).Spec.PodPreemptionPolicy == nil {
-			n.Spec.PodPreemptionPolicy = nil // kept only where it is already in use
+		n, o := obj.(*corev1.Node), old.(*corev1.Node)
+		// Kept only where they are already in use.
+		if o.Spec.PodPreemptionPolicy == nil {
+			n.Spec.PodPreemptionPolicy = nil
+		}
+		if o.Spec.ConfigSource == nil {
+			n.Spec.ConfigSource = nil
+		}
+		syncPodCIDR(n)
+	},
+	// As the generic status preparation (the stored spec, the metadata a status writer may
+	// change), and status.config kept only where it is already in use.
+	PrepareForStatusUpdate: func(ctx context.Context, obj, old runtime.Object) {
+		n, o := obj.(*corev1.Node), old.(*corev1.Node)
+		n.Spec = o.Spec
+		metav1.ResetObjectMetaForStatus(n, o)
+		if o.Status.Config == nil {
+			n.Status.Config = nil
 		}
 	},
-	Validate:             resource.Check(validation.ValidateNode),
-	ValidateUpdate:       resource.CheckUpdate(validation.ValidateNodeUpdate),
-	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidateNodeStatusUpdate),
+	Validate:             resource.Check(corevalidation.ValidateNode),
+	ValidateUpdate:       resource.CheckUpdate(corevalidation.ValidateNodeUpdate),
+	ValidateStatusUpdate: resource.CheckUpdate(corevalidation.ValidateNodeStatusUpdate),
+}
+
+// syncPodCIDR does what kube-apiserver's conversion of a Node to its internal type and back
+// does: the pod ranges live in podCIDRs, and podCIDR, the older single field, is its first
+// entry (a node sent with podCIDR alone gets podCIDRs, and is validated there).
+func syncPodCIDR(n *corev1.Node) {
+	if len(n.Spec.PodCIDRs) == 0 && n.Spec.PodCIDR != "" {
+		n.Spec.PodCIDRs = []string{n.Spec.PodCIDR}
+	}
+	if len(n.Spec.PodCIDRs) > 0 {
+		n.Spec.PodCIDR = n.Spec.PodCIDRs[0]
+	}
 }
 
 func boolString(b bool) string {

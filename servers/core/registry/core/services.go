@@ -18,7 +18,7 @@ import (
 	"github.com/apichain/apichain/servers/core/allocator"
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	corevalidation "github.com/apichain/apichain/servers/core/validation/core"
 )
 
 // services follows kubernetes pkg/registry/core/service (strategy.go; storage/alloc.go for the
@@ -39,9 +39,9 @@ var services = &resource.Definition{
 	PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) {
 		dropTypeDependentFields(obj.(*corev1.Service), old.(*corev1.Service))
 	},
-	Validate:             resource.Check(validation.ValidateService),
-	ValidateUpdate:       resource.CheckUpdate(validation.ValidateServiceUpdate),
-	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidateServiceStatusUpdate),
+	Validate:             resource.Check(corevalidation.ValidateService),
+	ValidateUpdate:       resource.CheckUpdate(corevalidation.ValidateServiceUpdate),
+	ValidateStatusUpdate: resource.CheckUpdate(corevalidation.ValidateServiceStatusUpdate),
 }
 
 // serviceAllocator gives services their ClusterIPs and NodePorts, and takes them back.
@@ -280,7 +280,8 @@ func (a *serviceAllocator) initIPFamilyFields(svc, old *corev1.Service) error {
 			*svc.Spec.IPFamilyPolicy, "this cluster is not configured for dual-stack services")})
 	}
 	for i, f := range svc.Spec.IPFamilies {
-		if f != family {
+		// A family that does not exist is validation's to report (NotSupported).
+		if f != family && (f == corev1.IPv4Protocol || f == corev1.IPv6Protocol) {
 			return apierrors.NewInvalid(gk, svc.Name, field.ErrorList{field.Invalid(field.NewPath("spec", "ipFamilies").Index(i),
 				f, "not configured on this cluster")})
 		}

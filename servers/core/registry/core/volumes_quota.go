@@ -10,7 +10,7 @@ import (
 
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	corevalidation "github.com/apichain/apichain/servers/core/validation/core"
 	podvalidation "github.com/apichain/apichain/servers/core/validation/pods"
 )
 
@@ -145,8 +145,8 @@ var limitRanges = &resource.Definition{
 			lr.Name = string(uuid.NewUUID())
 		}
 	},
-	Validate:       resource.Check(validation.ValidateLimitRange),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateLimitRangeUpdate),
+	Validate:       resource.Check(corevalidation.ValidateLimitRange),
+	ValidateUpdate: resource.CheckUpdate(corevalidation.ValidateLimitRangeUpdate),
 }
 
 // resourceQuotas follows kubernetes pkg/registry/core/resourcequota: /status takes only the
@@ -162,7 +162,7 @@ var resourceQuotas = &resource.Definition{
 	PrepareForStatusUpdate: func(ctx context.Context, obj, old runtime.Object) {
 		obj.(*corev1.ResourceQuota).Spec = old.(*corev1.ResourceQuota).Spec
 	},
-	Validate:             resource.Check(validation.ValidateResourceQuota),
-	ValidateUpdate:       resource.CheckUpdate(validation.ValidateResourceQuotaUpdate),
-	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidateResourceQuotaStatusUpdate),
+	Validate:             resource.Check(corevalidation.ValidateResourceQuota),
+	ValidateUpdate:       resource.CheckUpdate(corevalidation.ValidateResourceQuotaUpdate),
+	ValidateStatusUpdate: resource.CheckUpdate(corevalidation.ValidateResourceQuotaStatusUpdate),
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	corevalidation "github.com/apichain/apichain/servers/core/validation/core"
 	podvalidation "github.com/apichain/apichain/servers/core/validation/pods"
 )
 
@@ -57,7 +57,7 @@ var replicationControllers = &resource.Definition{
 	},
 	// v1 keeps orphaning the pods of a deleted controller, for backwards compatibility.
 	GarbageCollectionPolicy: rest.OrphanDependents,
-	Validate:                resource.Check(validation.ValidateReplicationController),
-	ValidateUpdate:          resource.CheckUpdate(validation.ValidateReplicationControllerUpdate),
-	ValidateStatusUpdate:    resource.CheckUpdate(validation.ValidateReplicationControllerStatusUpdate),
+	Validate:                resource.Check(corevalidation.ValidateReplicationController),
+	ValidateUpdate:          resource.CheckUpdate(corevalidation.ValidateReplicationControllerUpdate),
+	ValidateStatusUpdate:    resource.CheckUpdate(corevalidation.ValidateReplicationControllerStatusUpdate),
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	slicevalidation "github.com/apichain/apichain/servers/core/validation/discovery"
 )
 
 var endpointSlices = &resource.Definition{
@@ -18,8 +18,8 @@ var endpointSlices = &resource.Definition{
 	NewList:        func() runtime.Object { return &discoveryv1.EndpointSliceList{} },
 	Table:          printers.EndpointSlice,
 	Generation:     true,
-	Validate:       resource.Check(validation.ValidateEndpointSlice),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateEndpointSliceUpdate),
+	Validate:       resource.Check(slicevalidation.ValidateEndpointSlice),
+	ValidateUpdate: resource.CheckUpdate(slicevalidation.ValidateEndpointSliceUpdate),
 }
 
 // Group is the discovery.k8s.io group: its types, field selectors and storage.

@@ -23,7 +23,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	corevalidation "github.com/apichain/apichain/servers/core/validation/core"
 )
 
 // definitions are the group's resources, each declared once.
@@ -79,8 +79,8 @@ var events = &resource.Definition{
 	// Events take no part in garbage collection options.
 	GarbageCollectionPolicy: rest.Unsupported,
 	Fields:                  resource.FieldsOf(toSelectableFields),
-	Validate:                resource.Check(validation.ValidateEventsV1Event),
-	ValidateUpdate:          resource.CheckUpdate(validation.ValidateEventsV1EventUpdate),
+	Validate:                resource.Check(corevalidation.ValidateEventsV1Event),
+	ValidateUpdate:          resource.CheckUpdate(corevalidation.ValidateEventsV1EventUpdate),
 }
 
 // toSelectableFields is the event strategy's ToSelectableFields: the field set of a core Event,
