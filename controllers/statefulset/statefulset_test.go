@@ -225,7 +225,8 @@ func images(t *testing.T, cs kubernetes.Interface, ns, selector string) []string
 
 // rollingUpdateWithKubectl: a new image rolls out to the ordinals from the partition up only,
 // then, with the partition at 0, to all; kubectl rollout status, history and undo read and
-// write it as on a cluster.
+// write it as on a cluster, and kubectl scale scales it (its claim templates, served with an
+// apiVersion and kind, must not look changed to the update that follows a watch).
 func rollingUpdateWithKubectl(t *testing.T, c *chain.Chain, cs kubernetes.Interface, ns string) {
 	kubectl := func(want string, args ...string) {
 		t.Helper()
@@ -234,7 +235,7 @@ func rollingUpdateWithKubectl(t *testing.T, c *chain.Chain, cs kubernetes.Interf
 			t.Fatalf("kubectl %s: %v\n%s\nwant %q", strings.Join(args, " "), err, out, want)
 		}
 	}
-	create(t, cs, ns, statefulSet("db", 3, "postgres:16"))
+	create(t, cs, ns, statefulSet("db", 3, "postgres:16", "data"))
 	kubectl("partitioned roll out complete: 3 new pods have been updated...", "rollout", "status", "statefulset/db", "--timeout=2m")
 	first := waitRolledOut(t, cs, ns, "db", 3).Status.UpdateRevision
 
@@ -266,6 +267,9 @@ func rollingUpdateWithKubectl(t *testing.T, c *chain.Chain, cs kubernetes.Interf
 	}
 	// The first template, rolled out again, took the next number.
 	kubectl("REVISION  CHANGE-CAUSE\n2         <none>\n3         <none>", "rollout", "history", "statefulset/db")
+
+	kubectl("statefulset.apps/db scaled", "scale", "statefulset", "db", "--replicas=2")
+	waitRolledOut(t, cs, ns, "db", 2)
 }
 
 // parallelOnDelete: Parallel pods; with OnDelete a new template changes no pod until one is
