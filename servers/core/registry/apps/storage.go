@@ -18,7 +18,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	validation "github.com/apichain/apichain/servers/core/validation/apps"
 )
 
 // definitions are the group's resources, each declared once.
@@ -168,12 +168,12 @@ var daemonSets = &resource.Definition{
 	PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 		ds := obj.(*appsv1.DaemonSet)
 		ds.Generation = 1
-		setTemplateGeneration(ds, max(validation.DaemonSetTemplateGeneration(ds), 1))
+		setTemplateGeneration(ds, max(validation.TemplateGeneration(ds), 1))
 	},
 	PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) {
 		ds, oldDS := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
 		// update is not allowed to set TemplateGeneration
-		oldGeneration := validation.DaemonSetTemplateGeneration(oldDS)
+		oldGeneration := validation.TemplateGeneration(oldDS)
 		setTemplateGeneration(ds, oldGeneration)
 		// Any changes to the spec increment the generation number; template changes the
 		// template generation too.
@@ -189,7 +189,7 @@ var daemonSets = &resource.Definition{
 	PrepareForStatusUpdate: func(ctx context.Context, obj, old runtime.Object) {
 		ds, oldDS := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
 		ds.Spec = oldDS.Spec
-		setTemplateGeneration(ds, validation.DaemonSetTemplateGeneration(oldDS)) // part of the spec upstream
+		setTemplateGeneration(ds, validation.TemplateGeneration(oldDS)) // part of the spec upstream
 	},
 	Validate:             resource.Check(validation.ValidateDaemonSet),
 	ValidateUpdate:       resource.CheckUpdate(validation.ValidateDaemonSetUpdate),
@@ -209,7 +209,7 @@ var controllerRevisions = &resource.Definition{
 	New:            func() runtime.Object { return &appsv1.ControllerRevision{} },
 	NewList:        func() runtime.Object { return &appsv1.ControllerRevisionList{} },
 	Table:          printers.ControllerRevision,
-	Validate:       resource.Check(validation.ValidateControllerRevisionCreate),
+	Validate:       resource.Check(validation.ValidateControllerRevision),
 	ValidateUpdate: resource.CheckUpdate(validation.ValidateControllerRevisionUpdate),
 }
 
