@@ -28,6 +28,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/apichain/apichain/controllers/clusterroleaggregation"
+	"github.com/apichain/apichain/controllers/cronjob"
+	"github.com/apichain/apichain/controllers/daemonset"
 	"github.com/apichain/apichain/controllers/deployment"
 	"github.com/apichain/apichain/controllers/garbagecollector"
 	"github.com/apichain/apichain/controllers/job"
@@ -39,6 +41,7 @@ import (
 	"github.com/apichain/apichain/controllers/rootcacertpublisher"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/controllers/serviceaccount"
+	"github.com/apichain/apichain/controllers/statefulset"
 	"github.com/apichain/apichain/controllers/ttlafterfinished"
 )
 
@@ -88,6 +91,9 @@ const (
 	ReplicationController      = "replicationcontroller-controller"
 	Job                        = "job-controller"
 	TTLAfterFinished           = "ttl-after-finished-controller"
+	StatefulSet                = "statefulset-controller"
+	DaemonSet                  = "daemonset-controller"
+	CronJob                    = "cronjob-controller"
 	NodeLifecycle              = "node-lifecycle-controller"
 	PodGarbageCollector        = "pod-garbage-collector-controller"
 	SimulatedKubelet           = "simulated-kubelet"
@@ -97,22 +103,28 @@ const (
 // All lists every controller, in start order.
 func All() []Controller {
 	return []Controller{
-		{Name: Namespace, Start: startNamespace},
-		{Name: GarbageCollector, Start: startGarbageCollector},
-		{Name: ServiceAccount, Start: startServiceAccount},
-		{Name: RootCACertificatePublisher, Start: startRootCACertificatePublisher},
-		{Name: ClusterRoleAggregation, Start: startClusterRoleAggregation,
+		{Name: Namespace, Aliases: []string{"namespace"}, Start: startNamespace},
+		{Name: GarbageCollector, Aliases: []string{"garbagecollector"}, Start: startGarbageCollector},
+		{Name: ServiceAccount, Aliases: []string{"serviceaccount"}, Start: startServiceAccount},
+		{Name: RootCACertificatePublisher, Aliases: []string{"root-ca-cert-publisher"}, Start: startRootCACertificatePublisher},
+		{Name: ClusterRoleAggregation, Aliases: []string{"clusterrole-aggregation"}, Start: startClusterRoleAggregation,
 			Requires: []schema.GroupVersionResource{rbacv1.SchemeGroupVersion.WithResource("clusterroles")}},
-		{Name: Deployment, Start: startDeployment,
+		{Name: Deployment, Aliases: []string{"deployment"}, Start: startDeployment,
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("deployments"), appsv1.SchemeGroupVersion.WithResource("replicasets")}},
-		{Name: ReplicaSet, Start: startReplicaSet,
+		{Name: ReplicaSet, Aliases: []string{"replicaset"}, Start: startReplicaSet,
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("replicasets")}},
-		{Name: ReplicationController, Start: startReplicationController},
-		{Name: Job, Start: startJob,
+		{Name: ReplicationController, Aliases: []string{"replicationcontroller"}, Start: startReplicationController},
+		{Name: Job, Aliases: []string{"job"}, Start: startJob,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
-		{Name: TTLAfterFinished, Start: startTTLAfterFinished,
+		{Name: TTLAfterFinished, Aliases: []string{"ttl-after-finished"}, Start: startTTLAfterFinished,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
-		{Name: NodeLifecycle, Start: startNodeLifecycle},
+		{Name: StatefulSet, Aliases: []string{"statefulset"}, Start: startStatefulSet,
+			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("statefulsets"), appsv1.SchemeGroupVersion.WithResource("controllerrevisions")}},
+		{Name: DaemonSet, Aliases: []string{"daemonset"}, Start: startDaemonSet,
+			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("daemonsets"), appsv1.SchemeGroupVersion.WithResource("controllerrevisions")}},
+		{Name: CronJob, Aliases: []string{"cronjob"}, Start: startCronJob,
+			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("cronjobs"), batchv1.SchemeGroupVersion.WithResource("jobs")}},
+		{Name: NodeLifecycle, Aliases: []string{"nodelifecycle"}, Start: startNodeLifecycle},
 		{Name: PodGarbageCollector, Aliases: []string{"podgc"}, Start: startPodGC},
 		{Name: Scheduler, Start: startScheduler},
 		{Name: SimulatedKubelet, Start: startKubelets},
@@ -273,6 +285,35 @@ func startTTLAfterFinished(ctx context.Context, c *Context) error {
 		return err
 	}
 	go tc.Run(ctx, 5)
+	return nil
+}
+
+func startStatefulSet(ctx context.Context, c *Context) error {
+	sc, err := statefulset.New(c.Client, c.Informers.Apps().V1().StatefulSets(), c.Informers.Core().V1().Pods(),
+		c.Informers.Core().V1().PersistentVolumeClaims(), c.Informers.Apps().V1().ControllerRevisions())
+	if err != nil {
+		return err
+	}
+	go sc.Run(ctx, 5)
+	return nil
+}
+
+func startDaemonSet(ctx context.Context, c *Context) error {
+	dc, err := daemonset.New(c.Client, c.Informers.Apps().V1().DaemonSets(), c.Informers.Core().V1().Pods(),
+		c.Informers.Core().V1().Nodes(), c.Informers.Apps().V1().ControllerRevisions())
+	if err != nil {
+		return err
+	}
+	go dc.Run(ctx, 2) // kube-controller-manager's --concurrent-daemonset-syncs
+	return nil
+}
+
+func startCronJob(ctx context.Context, c *Context) error {
+	cc, err := cronjob.New(c.Client, c.Informers.Batch().V1().CronJobs(), c.Informers.Batch().V1().Jobs())
+	if err != nil {
+		return err
+	}
+	go cc.Run(ctx, 5)
 	return nil
 }
 

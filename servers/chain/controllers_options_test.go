@@ -24,6 +24,11 @@ func TestControllersOption(t *testing.T) {
 		// kube-controller-manager's short name, alone or taken out.
 		{"--controllers=podgc", func(n string) bool { return n == controllers.PodGarbageCollector }},
 		{"--controllers=*,-podgc", func(n string) bool { return n != controllers.PodGarbageCollector }},
+		// kube-controller-manager's aliases, in both syntaxes.
+		{"--controllers=statefulset,daemonset,cronjob,replicationcontroller", func(n string) bool {
+			return n == "statefulset-controller" || n == "daemonset-controller" || n == "cronjob-controller" || n == "replicationcontroller-controller"
+		}},
+		{"--controllers=*,-deployment,-job", func(n string) bool { return n != "deployment-controller" && n != "job-controller" }},
 	} {
 		o := chain.NewOptions()
 		var fss cliflag.NamedFlagSets

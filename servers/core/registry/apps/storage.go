@@ -5,6 +5,7 @@ package apps
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -112,7 +113,10 @@ var statefulSets = &resource.Definition{
 	},
 	PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) {
 		sts, oldSTS := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
+		// Both sides, so that a set stored with the types (as an earlier version of the chain
+		// could store it) still compares equal and stays updatable.
 		setVolumeClaimTemplateTypes(sts, "", "")
+		setVolumeClaimTemplateTypes(oldSTS, "", "")
 		if !apiequality.Semantic.DeepEqual(sts.Spec, oldSTS.Spec) {
 			sts.Generation = oldSTS.Generation + 1
 		}
@@ -123,7 +127,9 @@ var statefulSets = &resource.Definition{
 		setVolumeClaimTemplateTypes(obj.(*appsv1.StatefulSet), "v1", "PersistentVolumeClaim")
 	},
 	PrepareForStatusUpdate: func(ctx context.Context, obj, old runtime.Object) {
-		obj.(*appsv1.StatefulSet).Spec = old.(*appsv1.StatefulSet).Spec
+		sts := obj.(*appsv1.StatefulSet)
+		sts.Spec = old.(*appsv1.StatefulSet).Spec
+		setVolumeClaimTemplateTypes(sts, "", "")
 	},
 	Scale: &resource.Scale{
 		Replicas: func(obj runtime.Object) (int32, int32, string, error) {
@@ -137,8 +143,12 @@ var statefulSets = &resource.Definition{
 	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidateStatefulSetStatusUpdate),
 }
 
-// setVolumeClaimTemplateTypes sets the apiVersion and kind of a StatefulSet's volume claim templates.
+// setVolumeClaimTemplateTypes sets the apiVersion and kind of a StatefulSet's volume claim
+// templates. It writes to a copy of the slice: an object read through the watch cache shares
+// its slices with the cached one (and a watch event's object is the cached one), which must
+// keep the types cleared, or the next update would store them and then find them changed.
 func setVolumeClaimTemplateTypes(sts *appsv1.StatefulSet, apiVersion, kind string) {
+	sts.Spec.VolumeClaimTemplates = slices.Clone(sts.Spec.VolumeClaimTemplates)
 	for i := range sts.Spec.VolumeClaimTemplates {
 		sts.Spec.VolumeClaimTemplates[i].APIVersion = apiVersion
 		sts.Spec.VolumeClaimTemplates[i].Kind = kind
