@@ -1,14 +1,21 @@
-// Package validation holds the handwritten validation rules that kube-apiserver applies to
-// built-in resources, for this project's Core server.
+// Package validation holds the rule helpers (rules.go) that Core's handwritten validation is
+// written with; the rules themselves are in one package per API group beneath it (core, pods,
+// apps, batch, autoscaling, networking, policy, rbac, storage, scheduling, certificates,
+// admissionregistration, authorization, coordination, discovery), and the generated ones in
+// declarative/.
 //
 // It sits inside the Core server of the chain, which serves kube-apiserver's built-in kinds
-// directly as the k8s.io/api v1 Go types (no internal version). The exported functions are
-// wired into the resource Definitions one to one (servers/core/registry/<group>), each returning
-// what the kube-apiserver v1.37.2 strategy method returns:
+// directly as the k8s.io/api v1 Go types (no internal version). Each group package's exported
+// functions are wired into the resource Definitions one to one (servers/core/registry/<group>),
+// each returning what kube-apiserver v1.37.2's strategy method returns:
 //
 //	ValidateXxx(obj)                 strategy.Validate (create)
 //	ValidateXxxUpdate(new, old)      strategy.ValidateUpdate
 //	ValidateXxxStatusUpdate(new,old) status strategy.ValidateUpdate
+//
+// They were written here from kube-apiserver's observed answers (the validation corpus and the
+// messages in servers/chain/testdata/reference), not from its source; validationtest runs the
+// corpus through each package, and servers/chain's TestValidationCorpus through a running chain.
 //
 // The rules keep kube-apiserver's field paths, error types, messages and order. Feature gates
 // that they consult are fixed at their v1.37 defaults; the comment at each use says which.
@@ -19,7 +26,7 @@
 // three steps, the same as in kube-apiserver:
 //
 //  1. Ours: the Definition's Validate, ValidateUpdate or ValidateStatusUpdate, that is the
-//     functions of this package. (On update the apiserver first checks the fields every object
+//     functions of the group packages. (On update the apiserver first checks the fields every object
 //     has, such as metadata.uid; on create it checks the generic metadata after our rules, and
 //     only when they found nothing.)
 //  2. Generated: the object is converted to the request's group version (autoscaling/v1 Scale
