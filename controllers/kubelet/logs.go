@@ -176,13 +176,15 @@ func (b *logBook) find(uid types.UID, container, id string) *containerLog {
 // logOptions are the query of /containerLogs (what kube-apiserver passes on of PodLogOptions).
 type logOptions struct {
 	follow, previous, timestamps bool
-	since                        time.Time // zero: from the start
-	tailLines, limitBytes        int64     // -1: all
+	stderr                       bool // only what the container wrote to stderr: nothing
+
+	since                 time.Time // zero: from the start
+	tailLines, limitBytes int64     // -1: all
 }
 
 func parseLogOptions(q url.Values, now time.Time) (logOptions, error) {
 	o := logOptions{follow: q.Get("follow") == "true", previous: q.Get("previous") == "true",
-		timestamps: q.Get("timestamps") == "true", tailLines: -1, limitBytes: -1}
+		timestamps: q.Get("timestamps") == "true", stderr: q.Get("stream") == "Stderr", tailLines: -1, limitBytes: -1}
 	for name, dst := range map[string]*int64{"tailLines": &o.tailLines, "limitBytes": &o.limitBytes} {
 		if v := q.Get(name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -279,6 +281,9 @@ func (s *Simulator) serveLogs(ctx context.Context, w http.ResponseWriter, r *htt
 	}
 	for {
 		for _, line := range lines {
+			if o.stderr {
+				break
+			}
 			if o.timestamps {
 				fmt.Fprint(out, line.at.UTC().Format(timeFormat), " ")
 			}

@@ -28,7 +28,10 @@ var definitions = []*resource.Definition{configMaps, secrets, serviceAccounts, e
 
 // AddToScheme registers the core/v1 types and their field selectors.
 func AddToScheme(scheme *runtime.Scheme) error {
-	return resource.AddToScheme(scheme, corev1.SchemeGroupVersion, corev1.AddToScheme, definitions...)
+	if err := resource.AddToScheme(scheme, corev1.SchemeGroupVersion, corev1.AddToScheme, definitions...); err != nil {
+		return err
+	}
+	return addQueryConversions(scheme)
 }
 
 // StorageProvider builds the core group's storage.
@@ -38,6 +41,8 @@ type StorageProvider struct {
 	ServicePorts *allocator.PortRange
 	// ServiceAccountTokens signs the tokens of serviceaccounts/token.
 	ServiceAccountTokens ServiceAccountTokens
+	// Kubelets is how pods/log and nodes/proxy reach the kubelets.
+	Kubelets KubeletClient
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -63,6 +68,13 @@ func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serialize
 	if m["pods/eviction"], err = newEvictionREST(built[pods], scheme, optsGetter); err != nil {
 		return info, err
 	}
+
+	k, err := newKubelets(p.Kubelets, built[nodes].Store)
+	if err != nil {
+		return info, err
+	}
+	m["pods/log"] = &podLogREST{pods: built[pods].Store, kubelets: k}
+	m["nodes/proxy"] = &nodeProxyREST{kubelets: k}
 
 	(&serviceAllocator{ips: p.ServiceIPs, ports: p.ServicePorts}).install(built[services].Store)
 	addServiceAccountToken(m, p.ServiceAccountTokens, built)

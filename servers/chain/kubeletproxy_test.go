@@ -1,0 +1,164 @@
+package chain_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/controllers"
+	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/servers/chain"
+)
+
+// TestCoreProxiesToTheKubelet follows `kubectl logs` and `kubectl get --raw
+// /api/v1/nodes/<n>/proxy/...`: Core finds the pod's node, calls that node's (simulated)
+// kubelet with its kubelet client certificate, and streams the answer back.
+func TestCoreProxiesToTheKubelet(t *testing.T) {
+	kubectlPath, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	c := testchain.Start(t, func(o *chain.Options) {
+		o.Controllers = []string{controllers.SimulatedKubelet}
+		o.Nodes = 1
+	})
+	ctx := context.Background()
+	cs := kubernetes.NewForConfigOrDie(c.Admin)
+	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "logs-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := cs.CoreV1().Pods(ns.Name)
+	kubectl := func(args ...string) (string, error) {
+		cmd := exec.Command(kubectlPath, append([]string{"-n", ns.Name}, args...)...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	newPod := func(name, node string, containers ...string) {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{"apichain.io/log": "hello\nworld"}},
+			Spec: corev1.PodSpec{NodeName: node}}
+		for _, name := range containers {
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: name, Image: "busybox"})
+		}
+		if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newPod("web", "sim-node-1", "app")
+	newPod("two", "sim-node-1", "a", "b")
+	newPod("pending", "", "app") // no scheduler runs: it stays without a node
+	poll(t, 60*time.Second, func() bool {
+		p, err := pods.Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning
+	})
+
+	for _, tc := range []struct {
+		args []string
+		want string // the whole output
+		fail bool
+	}{
+		{[]string{"logs", "web"}, "apichain: container app started (image busybox) on node sim-node-1\nhello\nworld\n", false},
+		{[]string{"logs", "web", "--tail=1"}, "world\n", false},
+		{[]string{"logs", "web", "--limit-bytes=5"}, "apich", false},
+		{[]string{"logs", "web", "-c", "nope"}, "error: container nope is not valid for pod web\n", true}, // kubectl's own check
+		{[]string{"logs", "two"}, "Defaulted container \"a\" out of: a, b\napichain: container a started (image busybox) on node sim-node-1\nhello\nworld\n", false},
+		{[]string{"logs", "web", "--previous"}, "Error from server (BadRequest): previous terminated container \"app\" in pod \"web\" not found\n", true},
+		{[]string{"logs", "nothere"}, "error: error from server (NotFound): pods \"nothere\" not found in namespace \"" + ns.Name + "\"\n", true},
+		{[]string{"get", "--raw", "/api/v1/nodes/sim-node-1/proxy/healthz"}, "ok", false},
+		{[]string{"get", "--raw", "/api/v1/nodes/nope/proxy/healthz"}, "Error from server (NotFound): nodes \"nope\" not found\n", true},
+	} {
+		out, err := kubectl(tc.args...)
+		if out != tc.want || (err != nil) != tc.fail {
+			t.Errorf("kubectl %s: %v\n%s\nwant:\n%s", strings.Join(tc.args, " "), err, out, tc.want)
+		}
+	}
+	if out, _ := kubectl("logs", "web", "-v", "8"); !strings.Contains(out, "X-Chain-Server: core>kubelet:sim-node-1") {
+		t.Errorf("kubectl logs -v 8 does not show who answered:\n%s", out)
+	}
+
+	// client-go: the statuses kube-apiserver answers with.
+	for _, tc := range []struct {
+		pod  string
+		opts corev1.PodLogOptions
+		code int32
+		msg  string
+	}{
+		{"two", corev1.PodLogOptions{}, http.StatusBadRequest, "a container name must be specified for pod two, choose one of: [a b]"},
+		{"web", corev1.PodLogOptions{TailLines: ptr.To[int64](-1)}, http.StatusUnprocessableEntity, `PodLogOptions "web" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0`},
+		{"web", corev1.PodLogOptions{Container: "nope"}, http.StatusBadRequest, "container nope is not valid for pod web"},
+		{"web", corev1.PodLogOptions{Stream: ptr.To("Both")}, http.StatusUnprocessableEntity, `PodLogOptions "web" is invalid: stream: Unsupported value: "Both": supported values: "All", "Stderr", "Stdout"`},
+		{"web", corev1.PodLogOptions{Stream: ptr.To("Stdout"), TailLines: ptr.To[int64](1)}, http.StatusUnprocessableEntity, "PodLogOptions \"web\" is invalid: []: Forbidden: `tailLines` and specific `stream` are mutually exclusive for now"},
+	} {
+		err := pods.GetLogs(tc.pod, &tc.opts).Do(ctx).Error()
+		if status, ok := err.(apierrors.APIStatus); !ok || status.Status().Code != tc.code || status.Status().Message != tc.msg {
+			t.Errorf("logs of %s %+v: %v, want %d %q", tc.pod, tc.opts, err, tc.code, tc.msg)
+		}
+	}
+	// The simulated containers write only to stdout.
+	if body, err := pods.GetLogs("web", &corev1.PodLogOptions{Stream: ptr.To("Stderr")}).DoRaw(ctx); err != nil || len(body) != 0 {
+		t.Errorf("stderr of web: %q %v", body, err)
+	}
+	// A pod on no node has no kubelet to ask: 204, nothing.
+	if body, err := pods.GetLogs("pending", &corev1.PodLogOptions{}).DoRaw(ctx); err != nil || len(body) != 0 {
+		t.Errorf("logs of a pod without a node: %q %v", body, err)
+	}
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes/sim-node-1/proxy/pods").DoRaw(ctx)
+	if err != nil || !strings.Contains(string(raw), `"kind":"PodList"`) || !strings.Contains(string(raw), `"name":"web"`) {
+		t.Errorf("nodes/proxy/pods: %v %.200s", err, raw)
+	}
+
+	// Someone who may read pods but not their logs, nor nodes/proxy.
+	nobody := rest.CopyConfig(c.Admin)
+	nobody.Impersonate = rest.ImpersonationConfig{UserName: "nobody"}
+	nc := kubernetes.NewForConfigOrDie(nobody)
+	err = nc.CoreV1().Pods(ns.Name).GetLogs("web", &corev1.PodLogOptions{}).Do(ctx).Error()
+	if want := `pods "web" is forbidden: User "nobody" cannot get resource "pods/log" in API group "" in the namespace "` + ns.Name + `"`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("logs as nobody: %v, want %s", err, want)
+	}
+	err = nc.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes/sim-node-1/proxy/healthz").Do(ctx).Error()
+	if want := `nodes "sim-node-1" is forbidden: User "nobody" cannot get resource "nodes/proxy" in API group "" at the cluster scope`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("nodes/proxy as nobody: %v, want %s", err, want)
+	}
+
+	// kubectl logs -f: lines as the container writes them, the end when the pod is deleted.
+	follow := exec.Command(kubectlPath, "-n", ns.Name, "logs", "-f", "web")
+	follow.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
+	out, err := follow.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer follow.Process.Kill() // if the test fails before it ends
+	lines := bufio.NewReader(out)
+	for _, want := range []string{"apichain: container app started", "hello", "world"} {
+		if line, err := lines.ReadString('\n'); !strings.HasPrefix(line, want) {
+			t.Fatalf("kubectl logs -f: %q %v, want %q", line, err, want)
+		}
+	}
+	if err := pods.Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tail, err := io.ReadAll(lines)
+	if err != nil || string(tail) != "apichain: container app stopped: its pod was deleted\n" {
+		t.Errorf("kubectl logs -f after the deletion: %q %v", tail, err)
+	}
+	if err := follow.Wait(); err != nil {
+		t.Errorf("kubectl logs -f: %v", err)
+	}
+}
