@@ -40,17 +40,30 @@ func (s *Simulator) endpoint(ctx context.Context, n *node) http.Handler {
 		}
 		writeJSON(w, list)
 	})
-	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", func(w http.ResponseWriter, r *http.Request) {
-		pod, container := s.podOn(n, r.PathValue("namespace"), r.PathValue("pod")), r.PathValue("container")
-		switch {
-		case pod == nil:
-			http.Error(w, fmt.Sprintf("pod %q does not exist", r.PathValue("pod")), http.StatusNotFound)
-		case containerOf(pod, container) == nil:
-			http.Error(w, fmt.Sprintf("container %q not found in pod %q", container, pod.Name), http.StatusNotFound)
-		default:
-			s.serveLogs(ctx, w, r, pod, container)
+	// The paths about a container of a pod: 404 for a pod not on this node or a container not in it.
+	container := func(serve func(w http.ResponseWriter, r *http.Request, pod *corev1.Pod, container string)) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			pod, name := s.podOn(n, r.PathValue("namespace"), r.PathValue("pod")), r.PathValue("container")
+			switch {
+			case pod == nil:
+				http.Error(w, fmt.Sprintf("pod %q does not exist", r.PathValue("pod")), http.StatusNotFound)
+			case containerOf(pod, name) == nil:
+				http.Error(w, fmt.Sprintf("container %q not found in pod %q", name, pod.Name), http.StatusNotFound)
+			default:
+				serve(w, r, pod, name)
+			}
 		}
-	})
+	}
+	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", container(func(w http.ResponseWriter, r *http.Request, pod *corev1.Pod, c string) {
+		s.serveLogs(ctx, w, r, pod, c)
+	}))
+	for _, method := range []string{"GET", "POST"} { // SPDY upgrades come as POST from kube-apiserver
+		for _, sub := range []string{"exec", "attach"} {
+			mux.HandleFunc(method+" /"+sub+"/{namespace}/{pod}/{container}", container(func(w http.ResponseWriter, r *http.Request, pod *corev1.Pod, c string) {
+				s.serveExec(w, r, pod, c, sub == "attach")
+			}))
+		}
+	}
 	return mux
 }
 

@@ -14,8 +14,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/utils/ptr"
 
 	"github.com/apichain/apichain/controllers"
@@ -160,5 +163,133 @@ func TestCoreProxiesToTheKubelet(t *testing.T) {
 	}
 	if err := follow.Wait(); err != nil {
 		t.Errorf("kubectl logs -f: %v", err)
+	}
+}
+
+// TestExecThroughTheChain is `kubectl exec`: kubectl speaks WebSocket (v5.channel.k8s.io) to
+// Core, which translates it to SPDY for the kubelet; client-go's SPDY executor is proxied as it
+// is. The container's "programs" are the simulated kubelet's tiny shell.
+func TestExecThroughTheChain(t *testing.T) {
+	kubectlPath, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	c := testchain.Start(t, func(o *chain.Options) {
+		o.Controllers = []string{controllers.SimulatedKubelet}
+		o.Nodes = 1
+	})
+	ctx := context.Background()
+	cs := kubernetes.NewForConfigOrDie(c.Admin)
+	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "exec-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := cs.CoreV1().Pods(ns.Name)
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "box", Labels: map[string]string{"app": "demo"}},
+		Spec: corev1.PodSpec{NodeName: "sim-node-1",
+			Containers: []corev1.Container{{Name: "c", Image: "busybox", Env: []corev1.EnvVar{{Name: "FOO", Value: "bar"}},
+				VolumeMounts: []corev1.VolumeMount{{Name: "podinfo", MountPath: "/etc/podinfo"}}}},
+			Volumes: []corev1.Volume{{Name: "podinfo", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
+				Items: []corev1.DownwardAPIVolumeFile{{Path: "labels", FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels"}}}}}}},
+		},
+	}
+	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, 60*time.Second, func() bool {
+		p, err := pods.Get(ctx, "box", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning
+	})
+
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+		code  int
+	}{
+		{"", []string{"box", "--", "sh", "-c", "echo hi"}, "hi\n", 0},
+		{"", []string{"box", "--", "sh", "-c", "echo $FOO; hostname; cat /etc/podinfo/labels"}, "bar\nbox\napp=\"demo\"", 0},
+		{"", []string{"box", "--", "sh", "-c", "exit 3"}, "command terminated with exit code 3\n", 3},
+		{"echo one\nexit 4\n", []string{"-i", "box", "--", "sh"}, "one\ncommand terminated with exit code 4\n", 4},
+		{"", []string{"box", "--", "ls"}, "exec: \"ls\": executable file not found in $PATH\ncommand terminated with exit code 127\n", 127},
+	} {
+		cmd := exec.Command(kubectlPath, append([]string{"-n", ns.Name, "exec"}, tc.args...)...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
+		cmd.Stdin = strings.NewReader(tc.stdin)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if exitErr, ok := err.(*exec.ExitError); ok {
+			code = exitErr.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != tc.want || code != tc.code {
+			t.Errorf("kubectl exec %s: exit %d\n%s\nwant exit %d\n%s", strings.Join(tc.args, " "), code, out, tc.code, tc.want)
+		}
+	}
+
+	verbose := exec.Command(kubectlPath, "-n", ns.Name, "exec", "-v", "8", "box", "--", "true")
+	verbose.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
+	if out, err := verbose.CombinedOutput(); err != nil || !strings.Contains(string(out), "v5.channel.k8s.io") {
+		t.Errorf("kubectl exec -v 8 does not show the WebSocket v5 protocol: %v\n%s", err, out)
+	}
+
+	// client-go's SPDY executor: what kubectl falls back to.
+	req := cs.CoreV1().RESTClient().Post().Namespace(ns.Name).Resource("pods").Name("box").SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Command: []string{"echo", "over", "spdy"}, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+	executor, err := remotecommand.NewSPDYExecutor(c.Admin, "POST", req.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	if err := executor.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &stdout, Stderr: &stderr}); err != nil || stdout.String() != "over spdy\n" {
+		t.Errorf("SPDY exec: %v %q %q", err, stdout.String(), stderr.String())
+	}
+
+	// client-go's WebSocket executor with a terminal (`kubectl exec -it`), and attach, which joins
+	// the container's shell.
+	for _, tc := range []struct {
+		sub   string
+		opts  runtime.Object
+		stdin string
+		want  string
+	}{
+		{"exec", &corev1.PodExecOptions{Command: []string{"sh", "-c", "echo hi"}, Stdout: true, TTY: true}, "", "hi\r\n"},
+		{"attach", &corev1.PodAttachOptions{Stdin: true, Stdout: true}, "echo attached\nexit\n", "attached\n"},
+	} {
+		req := cs.CoreV1().RESTClient().Post().Namespace(ns.Name).Resource("pods").Name("box").SubResource(tc.sub).
+			VersionedParams(tc.opts, scheme.ParameterCodec)
+		executor, err := remotecommand.NewWebSocketExecutor(c.Admin, "GET", req.URL().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout strings.Builder
+		opts := remotecommand.StreamOptions{Stdout: &stdout, Tty: tc.sub == "exec"}
+		if tc.stdin != "" {
+			opts.Stdin = strings.NewReader(tc.stdin)
+		}
+		if err := executor.StreamWithContext(ctx, opts); err != nil || stdout.String() != tc.want {
+			t.Errorf("WebSocket %s: %v %q, want %q", tc.sub, err, stdout.String(), tc.want)
+		}
+	}
+
+	// Who may not, and a pod with no node.
+	nobody := rest.CopyConfig(c.Admin)
+	nobody.Impersonate = rest.ImpersonationConfig{UserName: "nobody"}
+	nc := kubernetes.NewForConfigOrDie(nobody)
+	err = nc.CoreV1().RESTClient().Post().Namespace(ns.Name).Resource("pods").Name("box").SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Command: []string{"true"}, Stdout: true}, scheme.ParameterCodec).Do(ctx).Error()
+	if want := `pods "box" is forbidden: User "nobody" cannot create resource "pods/exec" in API group "" in the namespace "` + ns.Name + `"`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("exec as nobody: %v, want %s", err, want)
+	}
+	if _, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pending"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = cs.CoreV1().RESTClient().Post().Namespace(ns.Name).Resource("pods").Name("pending").SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Command: []string{"true"}, Stdout: true}, scheme.ParameterCodec).Do(ctx).Error()
+	if want := "pod pending does not have a host assigned"; !apierrors.IsBadRequest(err) || err.Error() != want {
+		t.Errorf("exec in a pod with no node: %v, want %s", err, want)
 	}
 }

@@ -167,18 +167,21 @@ func kubeletLogQuery(o *corev1.PodLogOptions) url.Values {
 	return q
 }
 
-// addQueryConversions teaches the scheme to read the options of pods/log and nodes/proxy from
-// a query string, as the generated conversions of kubernetes' pkg/apis/core/v1 do.
+// addQueryConversions teaches the scheme to read the options of pods/log, nodes/proxy,
+// pods/exec and pods/attach from a query string, as the generated conversions of kubernetes' pkg/apis/core/v1 do.
 func addQueryConversions(scheme *runtime.Scheme) error {
 	if err := scheme.AddConversionFunc((*url.Values)(nil), (*corev1.PodLogOptions)(nil), func(a, b any, _ conversion.Scope) error {
 		return podLogOptionsFromQuery(*a.(*url.Values), b.(*corev1.PodLogOptions))
 	}); err != nil {
 		return err
 	}
-	return scheme.AddConversionFunc((*url.Values)(nil), (*corev1.NodeProxyOptions)(nil), func(a, b any, _ conversion.Scope) error {
+	if err := scheme.AddConversionFunc((*url.Values)(nil), (*corev1.NodeProxyOptions)(nil), func(a, b any, _ conversion.Scope) error {
 		b.(*corev1.NodeProxyOptions).Path = a.(*url.Values).Get("path")
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
+	return addStreamConversions(scheme)
 }
 
 func podLogOptionsFromQuery(q url.Values, o *corev1.PodLogOptions) error {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/storage"
@@ -41,8 +42,10 @@ type StorageProvider struct {
 	ServicePorts *allocator.PortRange
 	// ServiceAccountTokens signs the tokens of serviceaccounts/token.
 	ServiceAccountTokens ServiceAccountTokens
-	// Kubelets is how pods/log and nodes/proxy reach the kubelets.
+	// Kubelets is how pods/log, exec, attach and nodes/proxy reach the kubelets.
 	Kubelets KubeletClient
+	// Authorizer checks that exec and attach, reached by a GET (WebSocket), may create.
+	Authorizer authorizer.Authorizer
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -75,6 +78,8 @@ func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serialize
 	}
 	m["pods/log"] = &podLogREST{pods: built[pods].Store, kubelets: k}
 	m["nodes/proxy"] = &nodeProxyREST{kubelets: k}
+	m["pods/exec"] = &podStreamREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer}
+	m["pods/attach"] = &podStreamREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer, attach: true}
 
 	(&serviceAllocator{ips: p.ServiceIPs, ports: p.ServicePorts}).install(built[services].Store)
 	addServiceAccountToken(m, p.ServiceAccountTokens, built)
