@@ -58,6 +58,13 @@ func (s *Simulator) endpoint(ctx context.Context, n *node) http.Handler {
 		s.serveLogs(ctx, w, r, pod, c)
 	}))
 	for _, method := range []string{"GET", "POST"} { // SPDY upgrades come as POST from kube-apiserver
+		mux.HandleFunc(method+" /portForward/{namespace}/{pod}", func(w http.ResponseWriter, r *http.Request) {
+			if pod := s.podOn(n, r.PathValue("namespace"), r.PathValue("pod")); pod != nil {
+				servePortForward(w, r, pod)
+				return
+			}
+			http.Error(w, fmt.Sprintf("pod %q does not exist", r.PathValue("pod")), http.StatusNotFound)
+		})
 		for _, sub := range []string{"exec", "attach"} {
 			mux.HandleFunc(method+" /"+sub+"/{namespace}/{pod}/{container}", container(func(w http.ResponseWriter, r *http.Request, pod *corev1.Pod, c string) {
 				s.serveExec(w, r, pod, c, sub == "attach")

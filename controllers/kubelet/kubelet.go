@@ -13,8 +13,8 @@
 // Node publishes as status.daemonEndpoints.kubeletEndpoint.Port), to callers the chain
 // authenticates and authorizes as a kubelet's webhook does (auth.go). The endpoint (endpoint.go)
 // serves what kube-apiserver and the metrics server ask a kubelet for: /metrics/resource,
-// /stats/summary, /pods, /healthz, container logs (logs.go), and exec and attach (exec.go, over
-// SPDY, into the tiny shell of shell.go).
+// /stats/summary, /pods, /healthz, container logs (logs.go), exec and attach (exec.go, over
+// SPDY, into the tiny shell of shell.go) and port-forward (portforward.go, a TCP echo).
 //
 // Containers run until their pod is deleted, except in pods that ask to finish (restartPolicy
 // Never or OnFailure with the annotations apichain.io/run-seconds and apichain.io/exit-code, see

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +20,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/tools/remotecommand"
+	"k8s.io/client-go/transport/spdy"
 	"k8s.io/utils/ptr"
 
 	"github.com/apichain/apichain/controllers"
@@ -292,4 +296,83 @@ func TestExecThroughTheChain(t *testing.T) {
 	if want := "pod pending does not have a host assigned"; !apierrors.IsBadRequest(err) || err.Error() != want {
 		t.Errorf("exec in a pod with no node: %v, want %s", err, want)
 	}
+}
+
+// TestPortForwardThroughTheChain is `kubectl port-forward`: kubectl tunnels SPDY through a
+// WebSocket to Core, which unwraps it for the kubelet; client-go's SPDY dialer goes as it is.
+// Behind every port of a simulated pod is a TCP echo.
+func TestPortForwardThroughTheChain(t *testing.T) {
+	kubectlPath, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	c := testchain.Start(t, func(o *chain.Options) {
+		o.Controllers = []string{controllers.SimulatedKubelet}
+		o.Nodes = 1
+	})
+	ctx := context.Background()
+	cs := kubernetes.NewForConfigOrDie(c.Admin)
+	pods := cs.CoreV1().Pods("default")
+	if _, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "echo"},
+		Spec: corev1.PodSpec{NodeName: "sim-node-1", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, 60*time.Second, func() bool {
+		p, err := pods.Get(ctx, "echo", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning
+	})
+	echoes := func(t *testing.T, addr string) {
+		t.Helper()
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.Write([]byte("ping\n")); err != nil {
+			t.Fatal(err)
+		}
+		if line, err := bufio.NewReader(conn).ReadString('\n'); line != "ping\n" {
+			t.Errorf("through %s: %q %v, want the echo", addr, line, err)
+		}
+	}
+
+	// kubectl, over a WebSocket tunnel.
+	pf := exec.Command(kubectlPath, "port-forward", "pod/echo", ":8080")
+	pf.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
+	out, err := pf.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pf.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = pf.Process.Kill(); _ = pf.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	local, ok := strings.CutPrefix(strings.TrimSpace(line), "Forwarding from ")
+	local, _, _ = strings.Cut(local, " -> ")
+	if err != nil || !ok {
+		t.Fatalf("kubectl port-forward: %q %v", line, err)
+	}
+	echoes(t, local)
+
+	// client-go, over SPDY.
+	rt, upgrader, err := spdy.RoundTripperFor(c.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := cs.CoreV1().RESTClient().Post().Namespace("default").Resource("pods").Name("echo").SubResource("portforward").URL()
+	stop, ready := make(chan struct{}), make(chan struct{})
+	defer close(stop)
+	fw, err := portforward.NewOnAddresses(spdy.NewDialer(upgrader, &http.Client{Transport: rt}, "POST", url),
+		[]string{"127.0.0.1"}, []string{"0:9000"}, stop, ready, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = fw.ForwardPorts() }()
+	<-ready
+	ports, err := fw.GetPorts()
+	if err != nil || len(ports) != 1 {
+		t.Fatalf("forwarded ports: %v %v", ports, err)
+	}
+	echoes(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(int(ports[0].Local))))
 }

@@ -104,6 +104,59 @@ func (r *podStreamREST) Connect(ctx context.Context, name string, opts runtime.O
 	}), nil
 }
 
+// podPortForwardREST serves pods/portforward (`kubectl port-forward`): the kubelet's
+// /portForward of the pod, over SPDY; kubectl tunnels its SPDY through a WebSocket
+// (portforward.k8s.io over SPDY/3.1+), which Core unwraps with k8s.io/apiserver's tunneling handler.
+type podPortForwardREST struct {
+	pods       rest.Getter
+	kubelets   *kubelets
+	authorizer authorizer.Authorizer
+}
+
+var _ rest.Connecter = &podPortForwardREST{}
+
+func (r *podPortForwardREST) New() runtime.Object      { return &corev1.PodPortForwardOptions{} }
+func (r *podPortForwardREST) Destroy()                 {}
+func (r *podPortForwardREST) ConnectMethods() []string { return []string{"GET", "POST"} }
+
+func (r *podPortForwardREST) NewConnectOptions() (runtime.Object, bool, string) {
+	return &corev1.PodPortForwardOptions{}, false, ""
+}
+
+func (r *podPortForwardREST) Connect(ctx context.Context, name string, opts runtime.Object, responder rest.Responder) (http.Handler, error) {
+	if err := authorizeCreate(ctx, r.authorizer); err != nil {
+		return nil, err
+	}
+	o, ok := opts.(*corev1.PodPortForwardOptions)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid options object: %T", opts))
+	}
+	obj, err := r.pods.Get(ctx, name, &metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	pod := obj.(*corev1.Pod)
+	if pod.Spec.NodeName == "" {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", name))
+	}
+	loc, err := r.kubelets.location(ctx, pod.Spec.NodeName)
+	if err != nil {
+		return nil, err
+	}
+	loc.Path = "/portForward/" + pod.Namespace + "/" + pod.Name
+	query := url.Values{}
+	for _, port := range o.Ports {
+		query.Add("port", strconv.Itoa(int(port)))
+	}
+	loc.RawQuery = query.Encode()
+	spdy := proxy.NewUpgradeAwareHandler(loc, r.kubelets.transport, false, true, proxy.NewErrorResponder(responder))
+	h := translator.NewTranslatingHandler(spdy, translator.NewTunnelingHandler(spdy), wsstream.IsWebSocketRequestWithTunnelingProtocol)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set(chainheader.Name, kubeletAnswers(pod.Spec.NodeName))
+		h.ServeHTTP(w, req)
+	}), nil
+}
+
 // authorizeCreate checks that the caller may create the subresource it connects to, whatever
 // the method (kube-apiserver's AuthorizePodWebsocketUpgradeCreatePermission).
 func authorizeCreate(ctx context.Context, a authorizer.Authorizer) error {
@@ -133,8 +186,8 @@ type createVerb struct{ authorizer.Attributes }
 
 func (createVerb) GetVerb() string { return "create" }
 
-// streamOptionsFromQuery reads PodExecOptions and PodAttachOptions from a query, as the
-// generated conversions of kubernetes' pkg/apis/core/v1 do.
+// streamOptionsFromQuery reads PodExecOptions, PodAttachOptions and PodPortForwardOptions from
+// a query, as the generated conversions of kubernetes' pkg/apis/core/v1 do.
 func streamOptionsFromQuery(q url.Values, into any) error {
 	var err error
 	flag := func(name string) bool {
@@ -155,12 +208,20 @@ func streamOptionsFromQuery(q url.Values, into any) error {
 	case *corev1.PodAttachOptions:
 		o.Container = q.Get("container")
 		o.Stdin, o.Stdout, o.Stderr, o.TTY = flag("stdin"), flag("stdout"), flag("stderr"), flag("tty")
+	case *corev1.PodPortForwardOptions:
+		for _, v := range q["ports"] {
+			port, e := strconv.ParseInt(v, 10, 32)
+			if e != nil && err == nil {
+				err = fmt.Errorf("ports: %w", e)
+			}
+			o.Ports = append(o.Ports, int32(port))
+		}
 	}
 	return err
 }
 
 func addStreamConversions(scheme *runtime.Scheme) error {
-	for _, into := range []any{(*corev1.PodExecOptions)(nil), (*corev1.PodAttachOptions)(nil)} {
+	for _, into := range []any{(*corev1.PodExecOptions)(nil), (*corev1.PodAttachOptions)(nil), (*corev1.PodPortForwardOptions)(nil)} {
 		if err := scheme.AddConversionFunc((*url.Values)(nil), into, func(a, b any, _ conversion.Scope) error {
 			return streamOptionsFromQuery(*a.(*url.Values), b)
 		}); err != nil {

@@ -42,9 +42,9 @@ type StorageProvider struct {
 	ServicePorts *allocator.PortRange
 	// ServiceAccountTokens signs the tokens of serviceaccounts/token.
 	ServiceAccountTokens ServiceAccountTokens
-	// Kubelets is how pods/log, exec, attach and nodes/proxy reach the kubelets.
+	// Kubelets is how pods/log, exec, attach, portforward and nodes/proxy reach the kubelets.
 	Kubelets KubeletClient
-	// Authorizer checks that exec and attach, reached by a GET (WebSocket), may create.
+	// Authorizer checks that exec, attach and portforward, reached by a GET (WebSocket), may create.
 	Authorizer authorizer.Authorizer
 }
 
@@ -80,6 +80,7 @@ func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serialize
 	m["nodes/proxy"] = &nodeProxyREST{kubelets: k}
 	m["pods/exec"] = &podStreamREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer}
 	m["pods/attach"] = &podStreamREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer, attach: true}
+	m["pods/portforward"] = &podPortForwardREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer}
 
 	(&serviceAllocator{ips: p.ServiceIPs, ports: p.ServicePorts}).install(built[services].Store)
 	addServiceAccountToken(m, p.ServiceAccountTokens, built)
