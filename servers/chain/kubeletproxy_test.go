@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/tools/remotecommand"
@@ -34,23 +35,12 @@ import (
 // /api/v1/nodes/<n>/proxy/...`: Core finds the pod's node, calls that node's (simulated)
 // kubelet with its kubelet client certificate, and streams the answer back.
 func TestCoreProxiesToTheKubelet(t *testing.T) {
-	kubectlPath, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl is not installed")
-	}
-	c := testchain.Start(t, func(o *chain.Options) {
-		o.Controllers = []string{controllers.SimulatedKubelet}
-		o.Nodes = 1
-	})
+	c, cs, kubectlPath := kubeletChain(t)
 	ctx := context.Background()
-	cs := kubernetes.NewForConfigOrDie(c.Admin)
-	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "logs-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pods := cs.CoreV1().Pods(ns.Name)
+	ns := newNamespaceOn(t, cs, "logs-")
+	pods := cs.CoreV1().Pods(ns)
 	kubectl := func(args ...string) (string, error) {
-		cmd := exec.Command(kubectlPath, append([]string{"-n", ns.Name}, args...)...)
+		cmd := exec.Command(kubectlPath, append([]string{"-n", ns}, args...)...)
 		cmd.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
@@ -84,7 +74,7 @@ func TestCoreProxiesToTheKubelet(t *testing.T) {
 		{[]string{"logs", "web", "-c", "nope"}, "error: container nope is not valid for pod web\n", true}, // kubectl's own check
 		{[]string{"logs", "two"}, "Defaulted container \"a\" out of: a, b\napichain: container a started (image busybox) on node sim-node-1\nhello\nworld\n", false},
 		{[]string{"logs", "web", "--previous"}, "Error from server (BadRequest): previous terminated container \"app\" in pod \"web\" not found\n", true},
-		{[]string{"logs", "nothere"}, "error: error from server (NotFound): pods \"nothere\" not found in namespace \"" + ns.Name + "\"\n", true},
+		{[]string{"logs", "nothere"}, "error: error from server (NotFound): pods \"nothere\" not found in namespace \"" + ns + "\"\n", true},
 		{[]string{"get", "--raw", "/api/v1/nodes/sim-node-1/proxy/healthz"}, "ok", false},
 		{[]string{"get", "--raw", "/api/v1/nodes/nope/proxy/healthz"}, "Error from server (NotFound): nodes \"nope\" not found\n", true},
 	} {
@@ -132,8 +122,8 @@ func TestCoreProxiesToTheKubelet(t *testing.T) {
 	nobody := rest.CopyConfig(c.Admin)
 	nobody.Impersonate = rest.ImpersonationConfig{UserName: "nobody"}
 	nc := kubernetes.NewForConfigOrDie(nobody)
-	err = nc.CoreV1().Pods(ns.Name).GetLogs("web", &corev1.PodLogOptions{}).Do(ctx).Error()
-	if want := `pods "web" is forbidden: User "nobody" cannot get resource "pods/log" in API group "" in the namespace "` + ns.Name + `"`; !apierrors.IsForbidden(err) || err.Error() != want {
+	err = nc.CoreV1().Pods(ns).GetLogs("web", &corev1.PodLogOptions{}).Do(ctx).Error()
+	if want := `pods "web" is forbidden: User "nobody" cannot get resource "pods/log" in API group "" in the namespace "` + ns + `"`; !apierrors.IsForbidden(err) || err.Error() != want {
 		t.Errorf("logs as nobody: %v, want %s", err, want)
 	}
 	err = nc.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes/sim-node-1/proxy/healthz").Do(ctx).Error()
@@ -142,7 +132,7 @@ func TestCoreProxiesToTheKubelet(t *testing.T) {
 	}
 
 	// kubectl logs -f: lines as the container writes them, the end when the pod is deleted.
-	follow := exec.Command(kubectlPath, "-n", ns.Name, "logs", "-f", "web")
+	follow := exec.Command(kubectlPath, "-n", ns, "logs", "-f", "web")
 	follow.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
 	out, err := follow.StdoutPipe()
 	if err != nil {
@@ -174,21 +164,10 @@ func TestCoreProxiesToTheKubelet(t *testing.T) {
 // Core, which translates it to SPDY for the kubelet; client-go's SPDY executor is proxied as it
 // is. The container's "programs" are the simulated kubelet's tiny shell.
 func TestExecThroughTheChain(t *testing.T) {
-	kubectlPath, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl is not installed")
-	}
-	c := testchain.Start(t, func(o *chain.Options) {
-		o.Controllers = []string{controllers.SimulatedKubelet}
-		o.Nodes = 1
-	})
+	c, cs, kubectlPath := kubeletChain(t)
 	ctx := context.Background()
-	cs := kubernetes.NewForConfigOrDie(c.Admin)
-	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "exec-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pods := cs.CoreV1().Pods(ns.Name)
+	ns := newNamespaceOn(t, cs, "exec-")
+	pods := cs.CoreV1().Pods(ns)
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "box", Labels: map[string]string{"app": "demo"}},
 		Spec: corev1.PodSpec{NodeName: "sim-node-1",
@@ -198,13 +177,7 @@ func TestExecThroughTheChain(t *testing.T) {
 				Items: []corev1.DownwardAPIVolumeFile{{Path: "labels", FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels"}}}}}}},
 		},
 	}
-	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	poll(t, 60*time.Second, func() bool {
-		p, err := pods.Get(ctx, "box", metav1.GetOptions{})
-		return err == nil && p.Status.Phase == corev1.PodRunning
-	})
+	runPod(t, pods, pod)
 
 	for _, tc := range []struct {
 		stdin string
@@ -218,7 +191,7 @@ func TestExecThroughTheChain(t *testing.T) {
 		{"echo one\nexit 4\n", []string{"-i", "box", "--", "sh"}, "one\ncommand terminated with exit code 4\n", 4},
 		{"", []string{"box", "--", "ls"}, "exec: \"ls\": executable file not found in $PATH\ncommand terminated with exit code 127\n", 127},
 	} {
-		cmd := exec.Command(kubectlPath, append([]string{"-n", ns.Name, "exec"}, tc.args...)...)
+		cmd := exec.Command(kubectlPath, append([]string{"-n", ns, "exec"}, tc.args...)...)
 		cmd.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
 		cmd.Stdin = strings.NewReader(tc.stdin)
 		out, err := cmd.CombinedOutput()
@@ -233,14 +206,14 @@ func TestExecThroughTheChain(t *testing.T) {
 		}
 	}
 
-	verbose := exec.Command(kubectlPath, "-n", ns.Name, "exec", "-v", "8", "box", "--", "true")
+	verbose := exec.Command(kubectlPath, "-n", ns, "exec", "-v", "8", "box", "--", "true")
 	verbose.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
 	if out, err := verbose.CombinedOutput(); err != nil || !strings.Contains(string(out), "v5.channel.k8s.io") {
 		t.Errorf("kubectl exec -v 8 does not show the WebSocket v5 protocol: %v\n%s", err, out)
 	}
 
 	// client-go's SPDY executor: what kubectl falls back to.
-	req := cs.CoreV1().RESTClient().Post().Namespace(ns.Name).Resource("pods").Name("box").SubResource("exec").
+	req := cs.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name("box").SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Command: []string{"echo", "over", "spdy"}, Stdout: true, Stderr: true}, scheme.ParameterCodec)
 	executor, err := remotecommand.NewSPDYExecutor(c.Admin, "POST", req.URL())
 	if err != nil {
@@ -262,7 +235,7 @@ func TestExecThroughTheChain(t *testing.T) {
 		{"exec", &corev1.PodExecOptions{Command: []string{"sh", "-c", "echo hi"}, Stdout: true, TTY: true}, "", "hi\r\n"},
 		{"attach", &corev1.PodAttachOptions{Stdin: true, Stdout: true}, "echo attached\nexit\n", "attached\n"},
 	} {
-		req := cs.CoreV1().RESTClient().Post().Namespace(ns.Name).Resource("pods").Name("box").SubResource(tc.sub).
+		req := cs.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name("box").SubResource(tc.sub).
 			VersionedParams(tc.opts, scheme.ParameterCodec)
 		executor, err := remotecommand.NewWebSocketExecutor(c.Admin, "GET", req.URL().String())
 		if err != nil {
@@ -282,16 +255,16 @@ func TestExecThroughTheChain(t *testing.T) {
 	nobody := rest.CopyConfig(c.Admin)
 	nobody.Impersonate = rest.ImpersonationConfig{UserName: "nobody"}
 	nc := kubernetes.NewForConfigOrDie(nobody)
-	err = nc.CoreV1().RESTClient().Post().Namespace(ns.Name).Resource("pods").Name("box").SubResource("exec").
+	err = nc.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name("box").SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Command: []string{"true"}, Stdout: true}, scheme.ParameterCodec).Do(ctx).Error()
-	if want := `pods "box" is forbidden: User "nobody" cannot create resource "pods/exec" in API group "" in the namespace "` + ns.Name + `"`; !apierrors.IsForbidden(err) || err.Error() != want {
+	if want := `pods "box" is forbidden: User "nobody" cannot create resource "pods/exec" in API group "" in the namespace "` + ns + `"`; !apierrors.IsForbidden(err) || err.Error() != want {
 		t.Errorf("exec as nobody: %v, want %s", err, want)
 	}
 	if _, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pending"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	err = cs.CoreV1().RESTClient().Post().Namespace(ns.Name).Resource("pods").Name("pending").SubResource("exec").
+	err = cs.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name("pending").SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Command: []string{"true"}, Stdout: true}, scheme.ParameterCodec).Do(ctx).Error()
 	if want := "pod pending does not have a host assigned"; !apierrors.IsBadRequest(err) || err.Error() != want {
 		t.Errorf("exec in a pod with no node: %v, want %s", err, want)
@@ -302,25 +275,10 @@ func TestExecThroughTheChain(t *testing.T) {
 // WebSocket to Core, which unwraps it for the kubelet; client-go's SPDY dialer goes as it is.
 // Behind every port of a simulated pod is a TCP echo.
 func TestPortForwardThroughTheChain(t *testing.T) {
-	kubectlPath, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl is not installed")
-	}
-	c := testchain.Start(t, func(o *chain.Options) {
-		o.Controllers = []string{controllers.SimulatedKubelet}
-		o.Nodes = 1
-	})
-	ctx := context.Background()
-	cs := kubernetes.NewForConfigOrDie(c.Admin)
+	c, cs, kubectlPath := kubeletChain(t)
 	pods := cs.CoreV1().Pods("default")
-	if _, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "echo"},
-		Spec: corev1.PodSpec{NodeName: "sim-node-1", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	poll(t, 60*time.Second, func() bool {
-		p, err := pods.Get(ctx, "echo", metav1.GetOptions{})
-		return err == nil && p.Status.Phase == corev1.PodRunning
-	})
+	runPod(t, pods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "echo"},
+		Spec: corev1.PodSpec{NodeName: "sim-node-1", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}})
 	echoes := func(t *testing.T, addr string) {
 		t.Helper()
 		conn, err := net.Dial("tcp", addr)
@@ -375,4 +333,42 @@ func TestPortForwardThroughTheChain(t *testing.T) {
 		t.Fatalf("forwarded ports: %v %v", ports, err)
 	}
 	echoes(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(int(ports[0].Local))))
+}
+
+// kubeletChain starts a chain with simulated kubelets (the host's and sim-node-1's), and returns
+// it, an admin client and kubectl's path. It skips the test where kubectl is not installed.
+func kubeletChain(t *testing.T) (*chain.Chain, kubernetes.Interface, string) {
+	t.Helper()
+	kubectlPath, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	c := testchain.Start(t, func(o *chain.Options) {
+		o.Controllers = []string{controllers.SimulatedKubelet}
+		o.Nodes = 1
+	})
+	return c, kubernetes.NewForConfigOrDie(c.Admin), kubectlPath
+}
+
+// newNamespaceOn creates a namespace named from prefix, and returns its name.
+func newNamespaceOn(t *testing.T, cs kubernetes.Interface, prefix string) string {
+	t.Helper()
+	ns, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// runPod creates pod and waits until the kubelet runs it.
+func runPod(t *testing.T, pods corev1client.PodInterface, pod *corev1.Pod) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, 60*time.Second, func() bool {
+		p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning
+	})
 }

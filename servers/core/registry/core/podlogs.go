@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -165,62 +164,4 @@ func kubeletLogQuery(o *corev1.PodLogOptions) url.Values {
 		q.Set("stream", *o.Stream)
 	}
 	return q
-}
-
-// addQueryConversions teaches the scheme to read the options of pods/log, nodes/proxy,
-// pods/exec and pods/attach from a query string, as the generated conversions of kubernetes' pkg/apis/core/v1 do.
-func addQueryConversions(scheme *runtime.Scheme) error {
-	if err := scheme.AddConversionFunc((*url.Values)(nil), (*corev1.PodLogOptions)(nil), func(a, b any, _ conversion.Scope) error {
-		return podLogOptionsFromQuery(*a.(*url.Values), b.(*corev1.PodLogOptions))
-	}); err != nil {
-		return err
-	}
-	if err := scheme.AddConversionFunc((*url.Values)(nil), (*corev1.NodeProxyOptions)(nil), func(a, b any, _ conversion.Scope) error {
-		b.(*corev1.NodeProxyOptions).Path = a.(*url.Values).Get("path")
-		return nil
-	}); err != nil {
-		return err
-	}
-	return addStreamConversions(scheme)
-}
-
-func podLogOptionsFromQuery(q url.Values, o *corev1.PodLogOptions) error {
-	var err error
-	flag := func(name string) bool {
-		v := q.Get(name)
-		if v == "" {
-			return false
-		}
-		b, e := strconv.ParseBool(v)
-		if e != nil && err == nil {
-			err = fmt.Errorf("%s: %w", name, e)
-		}
-		return b
-	}
-	number := func(name string) *int64 {
-		if !q.Has(name) {
-			return nil
-		}
-		n, e := strconv.ParseInt(q.Get(name), 10, 64)
-		if e != nil && err == nil {
-			err = fmt.Errorf("%s: %w", name, e)
-		}
-		return &n
-	}
-	o.Container = q.Get("container")
-	o.Follow, o.Previous, o.Timestamps = flag("follow"), flag("previous"), flag("timestamps")
-	o.InsecureSkipTLSVerifyBackend = flag("insecureSkipTLSVerifyBackend")
-	o.SinceSeconds, o.TailLines, o.LimitBytes = number("sinceSeconds"), number("tailLines"), number("limitBytes")
-	if v := q.Get("sinceTime"); v != "" {
-		t, e := time.Parse(time.RFC3339, v)
-		if e != nil && err == nil {
-			err = fmt.Errorf("sinceTime: %w", e)
-		}
-		o.SinceTime = &metav1.Time{Time: t}
-	}
-	if q.Has("stream") {
-		s := q.Get("stream")
-		o.Stream = &s
-	}
-	return err
 }

@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/httpstream/wsstream"
 	"k8s.io/apimachinery/pkg/util/proxy"
@@ -185,48 +184,3 @@ func authorizeCreate(ctx context.Context, a authorizer.Authorizer) error {
 type createVerb struct{ authorizer.Attributes }
 
 func (createVerb) GetVerb() string { return "create" }
-
-// streamOptionsFromQuery reads PodExecOptions, PodAttachOptions and PodPortForwardOptions from
-// a query, as the generated conversions of kubernetes' pkg/apis/core/v1 do.
-func streamOptionsFromQuery(q url.Values, into any) error {
-	var err error
-	flag := func(name string) bool {
-		v := q.Get(name)
-		if v == "" {
-			return false
-		}
-		b, e := strconv.ParseBool(v)
-		if e != nil && err == nil {
-			err = fmt.Errorf("%s: %w", name, e)
-		}
-		return b
-	}
-	switch o := into.(type) {
-	case *corev1.PodExecOptions:
-		o.Container, o.Command = q.Get("container"), q["command"]
-		o.Stdin, o.Stdout, o.Stderr, o.TTY = flag("stdin"), flag("stdout"), flag("stderr"), flag("tty")
-	case *corev1.PodAttachOptions:
-		o.Container = q.Get("container")
-		o.Stdin, o.Stdout, o.Stderr, o.TTY = flag("stdin"), flag("stdout"), flag("stderr"), flag("tty")
-	case *corev1.PodPortForwardOptions:
-		for _, v := range q["ports"] {
-			port, e := strconv.ParseInt(v, 10, 32)
-			if e != nil && err == nil {
-				err = fmt.Errorf("ports: %w", e)
-			}
-			o.Ports = append(o.Ports, int32(port))
-		}
-	}
-	return err
-}
-
-func addStreamConversions(scheme *runtime.Scheme) error {
-	for _, into := range []any{(*corev1.PodExecOptions)(nil), (*corev1.PodAttachOptions)(nil), (*corev1.PodPortForwardOptions)(nil)} {
-		if err := scheme.AddConversionFunc((*url.Values)(nil), into, func(a, b any, _ conversion.Scope) error {
-			return streamOptionsFromQuery(*a.(*url.Values), b)
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
