@@ -64,8 +64,10 @@ type Environment struct {
 	// 20 s, as envtest); ControlPlaneStopTimeout bounds Stop (same, _STOP_TIMEOUT).
 	ControlPlaneStartTimeout time.Duration
 	ControlPlaneStopTimeout  time.Duration
-	// AttachControlPlaneOutput prints the chain's start-up progress on stdout
-	// ($KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true does the same).
+	// AttachControlPlaneOutput prints the chain's start-up progress on stdout and what the
+	// libraries it is built from log (klog) on stderr, as envtest attaches kube-apiserver's
+	// output ($KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true does the same). Without it nothing
+	// is printed, unless the test has raised klog's verbosity itself (-v=1 or more).
 	AttachControlPlaneOutput bool
 
 	// Metrics runs the metrics server (in-process) with simulated kubelets and a scheduler, so
@@ -79,7 +81,8 @@ type Environment struct {
 	DataDir string
 	// Controllers, if set, replaces the default choice of controllers, in the chain's
 	// --controllers syntax ("*", "name", "-name"; controllers.Names() lists them). The default
-	// runs the namespace, garbage-collector, clusterrole-aggregation, serviceaccount and
+	// runs the namespace, garbage-collector, pod-garbage-collector (pods bound to a node that
+	// does not exist are deleted after 5 s), clusterrole-aggregation, serviceaccount and
 	// root-ca-certificate-publisher controllers (plus the kubelets, node lifecycle and scheduler
 	// with Metrics or Nodes). An empty, non-nil slice runs none, as envtest's bare
 	// kube-apiserver: then no `default` ServiceAccount or `kube-root-ca.crt` ConfigMap appears in
@@ -88,6 +91,8 @@ type Environment struct {
 
 	chain     *chain.Chain
 	removeDir string
+	// holdsLogs says Start took klogGate; logsAttached is what to give back (logs.go).
+	holdsLogs, logsAttached bool
 }
 
 // Environment variables envtest reads, read the same way.
@@ -108,10 +113,12 @@ func (e *Environment) Start() (*rest.Config, error) {
 	if err := e.defaultTimeouts(); err != nil {
 		return nil, err
 	}
+	attach := e.AttachControlPlaneOutput || os.Getenv(envAttachOutput) == "true"
+	e.logsAttached, e.holdsLogs = klogGate.hold(attach), true
 	if e.DataDir == "" {
 		dir, err := os.MkdirTemp("", "chaintest-")
 		if err != nil {
-			return nil, err
+			return nil, e.fail(err)
 		}
 		e.DataDir, e.removeDir = dir, dir
 	}
@@ -123,7 +130,7 @@ func (e *Environment) Start() (*rest.Config, error) {
 	o.Metrics = chain.MetricsOff
 	// What envtest users lack and expect from a cluster: namespaces that really go away. What
 	// would touch their workloads (kubelets, scheduler) runs only when asked for.
-	o.Controllers = []string{controllers.Namespace, controllers.GarbageCollector, controllers.ClusterRoleAggregation, controllers.ServiceAccount, controllers.RootCACertificatePublisher}
+	o.Controllers = []string{controllers.Namespace, controllers.GarbageCollector, controllers.PodGarbageCollector, controllers.ClusterRoleAggregation, controllers.ServiceAccount, controllers.RootCACertificatePublisher}
 	if e.Metrics {
 		o.Metrics = chain.MetricsInProcess
 		o.MetricResolution = time.Second
@@ -143,7 +150,7 @@ func (e *Environment) Start() (*rest.Config, error) {
 		return nil, e.fail(errors.Join(errs...))
 	}
 	var out io.Writer = io.Discard
-	if e.AttachControlPlaneOutput || os.Getenv(envAttachOutput) == "true" {
+	if attach {
 		out = os.Stdout
 	}
 	c, err := chain.Start(context.Background(), completed, out)
@@ -182,13 +189,20 @@ func (e *Environment) Start() (*rest.Config, error) {
 	e.CRDInstallOptions.Paths = mergePaths(e.CRDInstallOptions.Paths, e.CRDDirectoryPaths)
 	e.CRDInstallOptions.ErrorIfPathMissing = e.ErrorIfCRDPathMissing
 	e.CRDInstallOptions.WebhookOptions = e.WebhookInstallOptions
-	crds, err := envtest.InstallCRDs(e.Config, e.CRDInstallOptions)
-	if err != nil {
-		return nil, e.stopAfter(fmt.Errorf("unable to install CRDs onto control plane: %w", err))
+	// With nothing to install, envtest's calls are skipped: each makes a controller-runtime
+	// client, which, unless the test has called log.SetLogger, prints a warning and a stack
+	// trace on stderr once the process is 30 s old.
+	if len(e.CRDInstallOptions.CRDs)+len(e.CRDInstallOptions.Paths) > 0 {
+		crds, err := envtest.InstallCRDs(e.Config, e.CRDInstallOptions)
+		if err != nil {
+			return nil, e.stopAfter(fmt.Errorf("unable to install CRDs onto control plane: %w", err))
+		}
+		e.CRDs = crds
 	}
-	e.CRDs = crds
-	if err := e.WebhookInstallOptions.Install(e.Config); err != nil {
-		return nil, e.stopAfter(fmt.Errorf("unable to install webhooks onto control plane: %w", err))
+	if w := e.WebhookInstallOptions; len(w.MutatingWebhooks)+len(w.ValidatingWebhooks) > 0 {
+		if err := e.WebhookInstallOptions.Install(e.Config); err != nil {
+			return nil, e.stopAfter(fmt.Errorf("unable to install webhooks onto control plane: %w", err))
+		}
 	}
 	return e.Config, nil
 }
@@ -197,7 +211,7 @@ func (e *Environment) Start() (*rest.Config, error) {
 // ControlPlaneStopTimeout for the chain to shut down.
 func (e *Environment) Stop() error {
 	var errs []error
-	if e.chain != nil && e.CRDInstallOptions.CleanUpAfterUse {
+	if e.chain != nil && e.CRDInstallOptions.CleanUpAfterUse && len(e.CRDInstallOptions.CRDs)+len(e.CRDInstallOptions.Paths) > 0 {
 		errs = append(errs, envtest.UninstallCRDs(e.Config, e.CRDInstallOptions))
 	}
 	errs = append(errs, e.WebhookInstallOptions.Cleanup())
@@ -220,7 +234,15 @@ func (e *Environment) Stop() error {
 		errs = append(errs, os.RemoveAll(e.removeDir))
 		e.DataDir, e.removeDir = "", ""
 	}
+	e.releaseLogs()
 	return errors.Join(errs...)
+}
+
+func (e *Environment) releaseLogs() {
+	if e.holdsLogs {
+		klogGate.release(e.logsAttached)
+		e.holdsLogs = false
+	}
 }
 
 // URL is where the control plane serves (https://127.0.0.1:<port>), valid after Start.
@@ -257,6 +279,7 @@ func (e *Environment) fail(err error) error {
 		os.RemoveAll(e.removeDir)
 		e.DataDir, e.removeDir = "", ""
 	}
+	e.releaseLogs()
 	return err
 }
 

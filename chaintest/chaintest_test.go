@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/apichain/apichain/chaintest"
@@ -81,15 +82,7 @@ func TestEnvironmentsInParallel(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			env := &chaintest.Environment{}
-			cfg, err := env.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				if err := env.Stop(); err != nil {
-					t.Error(err)
-				}
-			}()
+			cfg := start(t, env)
 			cs := kubernetes.NewForConfigOrDie(cfg)
 			// Each environment is its own cluster: the same name in each.
 			if _, err := cs.CoreV1().ConfigMaps("default").Create(context.Background(),
@@ -210,4 +203,48 @@ func benchmarkStartStop(b *testing.B, newEnv func() *chaintest.Environment) {
 	}
 	b.ReportMetric(start.Seconds()/float64(b.N), "s-start")
 	b.ReportMetric(stop.Seconds()/float64(b.N), "s-stop")
+}
+
+// TestNamespaceWithPodOfMissingNodeGoes: by default an Environment runs the pod garbage
+// collector, so a namespace holding a pod bound to a node that does not exist (no kubelet will
+// ever finish it) is deleted all the same.
+func TestNamespaceWithPodOfMissingNodeGoes(t *testing.T) {
+	env := &chaintest.Environment{}
+	cfg := start(t, env)
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "orphans"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "stuck"},
+		Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+	if _, err := cs.CoreV1().Pods("orphans").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().Namespaces().Delete(ctx, "orphans", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, "orphans", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		ns, _ := cs.CoreV1().Namespaces().Get(ctx, "orphans", metav1.GetOptions{})
+		t.Fatalf("the namespace is still there: %v\n%+v", err, ns.Status)
+	}
+}
+
+// start starts env and stops it when the test ends, failing the test if either fails.
+func start(t *testing.T, env *chaintest.Environment) *rest.Config {
+	t.Helper()
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return cfg
 }

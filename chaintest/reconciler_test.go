@@ -61,15 +61,7 @@ func TestReconcilerAgainstChaintest(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := &chaintest.Environment{Scheme: scheme, CRDDirectoryPaths: []string{"testdata/crds"}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			t.Error(err)
-		}
-	}()
+	cfg := start(t, env)
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {

@@ -28,16 +28,20 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/apichain/apichain/controllers/clusterroleaggregation"
+	"github.com/apichain/apichain/controllers/cronjob"
+	"github.com/apichain/apichain/controllers/daemonset"
 	"github.com/apichain/apichain/controllers/deployment"
 	"github.com/apichain/apichain/controllers/garbagecollector"
 	"github.com/apichain/apichain/controllers/job"
 	"github.com/apichain/apichain/controllers/kubelet"
 	"github.com/apichain/apichain/controllers/namespace"
 	"github.com/apichain/apichain/controllers/nodelifecycle"
+	"github.com/apichain/apichain/controllers/podgc"
 	"github.com/apichain/apichain/controllers/replicaset"
 	"github.com/apichain/apichain/controllers/rootcacertpublisher"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/controllers/serviceaccount"
+	"github.com/apichain/apichain/controllers/statefulset"
 	"github.com/apichain/apichain/controllers/ttlafterfinished"
 )
 
@@ -66,6 +70,8 @@ type Context struct {
 // Controller is one controller: its name for --controllers, and how it starts.
 type Controller struct {
 	Name string
+	// Aliases are other names --controllers accepts for it (kube-controller-manager's).
+	Aliases []string
 	// Requires lists the resources the controller works on: when the chain does not serve one of
 	// them, the controller is not started (its informers would never sync).
 	Requires []schema.GroupVersionResource
@@ -85,7 +91,11 @@ const (
 	ReplicationController      = "replicationcontroller-controller"
 	Job                        = "job-controller"
 	TTLAfterFinished           = "ttl-after-finished-controller"
+	StatefulSet                = "statefulset-controller"
+	DaemonSet                  = "daemonset-controller"
+	CronJob                    = "cronjob-controller"
 	NodeLifecycle              = "node-lifecycle-controller"
+	PodGarbageCollector        = "pod-garbage-collector-controller"
 	SimulatedKubelet           = "simulated-kubelet"
 	Scheduler                  = "scheduler"
 )
@@ -93,22 +103,29 @@ const (
 // All lists every controller, in start order.
 func All() []Controller {
 	return []Controller{
-		{Name: Namespace, Start: startNamespace},
-		{Name: GarbageCollector, Start: startGarbageCollector},
-		{Name: ServiceAccount, Start: startServiceAccount},
-		{Name: RootCACertificatePublisher, Start: startRootCACertificatePublisher},
-		{Name: ClusterRoleAggregation, Start: startClusterRoleAggregation,
+		{Name: Namespace, Aliases: []string{"namespace"}, Start: startNamespace},
+		{Name: GarbageCollector, Aliases: []string{"garbagecollector"}, Start: startGarbageCollector},
+		{Name: ServiceAccount, Aliases: []string{"serviceaccount"}, Start: startServiceAccount},
+		{Name: RootCACertificatePublisher, Aliases: []string{"root-ca-cert-publisher"}, Start: startRootCACertificatePublisher},
+		{Name: ClusterRoleAggregation, Aliases: []string{"clusterrole-aggregation"}, Start: startClusterRoleAggregation,
 			Requires: []schema.GroupVersionResource{rbacv1.SchemeGroupVersion.WithResource("clusterroles")}},
-		{Name: Deployment, Start: startDeployment,
+		{Name: Deployment, Aliases: []string{"deployment"}, Start: startDeployment,
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("deployments"), appsv1.SchemeGroupVersion.WithResource("replicasets")}},
-		{Name: ReplicaSet, Start: startReplicaSet,
+		{Name: ReplicaSet, Aliases: []string{"replicaset"}, Start: startReplicaSet,
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("replicasets")}},
-		{Name: ReplicationController, Start: startReplicationController},
-		{Name: Job, Start: startJob,
+		{Name: ReplicationController, Aliases: []string{"replicationcontroller"}, Start: startReplicationController},
+		{Name: Job, Aliases: []string{"job"}, Start: startJob,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
-		{Name: TTLAfterFinished, Start: startTTLAfterFinished,
+		{Name: TTLAfterFinished, Aliases: []string{"ttl-after-finished"}, Start: startTTLAfterFinished,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
-		{Name: NodeLifecycle, Start: startNodeLifecycle},
+		{Name: StatefulSet, Aliases: []string{"statefulset"}, Start: startStatefulSet,
+			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("statefulsets"), appsv1.SchemeGroupVersion.WithResource("controllerrevisions")}},
+		{Name: DaemonSet, Aliases: []string{"daemonset"}, Start: startDaemonSet,
+			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("daemonsets"), appsv1.SchemeGroupVersion.WithResource("controllerrevisions")}},
+		{Name: CronJob, Aliases: []string{"cronjob"}, Start: startCronJob,
+			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("cronjobs"), batchv1.SchemeGroupVersion.WithResource("jobs")}},
+		{Name: NodeLifecycle, Aliases: []string{"nodelifecycle"}, Start: startNodeLifecycle},
+		{Name: PodGarbageCollector, Aliases: []string{"podgc"}, Start: startPodGC},
 		{Name: Scheduler, Start: startScheduler},
 		{Name: SimulatedKubelet, Start: startKubelets},
 	}
@@ -121,6 +138,16 @@ func Names() []string {
 		names = append(names, c.Name)
 	}
 	return names
+}
+
+// Canonical is the name of the controller that name is an alias of, or name itself.
+func Canonical(name string) string {
+	for _, c := range All() {
+		if slices.Contains(c.Aliases, name) {
+			return c.Name
+		}
+	}
+	return name
 }
 
 // Run starts the controllers that enabled chooses, then the shared informers.
@@ -261,12 +288,51 @@ func startTTLAfterFinished(ctx context.Context, c *Context) error {
 	return nil
 }
 
+func startStatefulSet(ctx context.Context, c *Context) error {
+	sc, err := statefulset.New(c.Client, c.Informers.Apps().V1().StatefulSets(), c.Informers.Core().V1().Pods(),
+		c.Informers.Core().V1().PersistentVolumeClaims(), c.Informers.Apps().V1().ControllerRevisions())
+	if err != nil {
+		return err
+	}
+	go sc.Run(ctx, 5)
+	return nil
+}
+
+func startDaemonSet(ctx context.Context, c *Context) error {
+	dc, err := daemonset.New(c.Client, c.Informers.Apps().V1().DaemonSets(), c.Informers.Core().V1().Pods(),
+		c.Informers.Core().V1().Nodes(), c.Informers.Apps().V1().ControllerRevisions())
+	if err != nil {
+		return err
+	}
+	go dc.Run(ctx, 2) // kube-controller-manager's --concurrent-daemonset-syncs
+	return nil
+}
+
+func startCronJob(ctx context.Context, c *Context) error {
+	cc, err := cronjob.New(c.Client, c.Informers.Batch().V1().CronJobs(), c.Informers.Batch().V1().Jobs())
+	if err != nil {
+		return err
+	}
+	go cc.Run(ctx, 5)
+	return nil
+}
+
 func startNodeLifecycle(ctx context.Context, c *Context) error {
 	nlc, err := nodelifecycle.New(c.Client, c.Informers.Core().V1().Nodes())
 	if err != nil {
 		return err
 	}
 	go nlc.Run(ctx, 1)
+	return nil
+}
+
+func startPodGC(ctx context.Context, c *Context) error {
+	gc, err := podgc.New(podgc.Config{Client: c.Client, Quarantine: podgc.Quarantine, Threshold: podgc.TerminatedPodThreshold},
+		c.Informers.Core().V1().Pods(), c.Informers.Core().V1().Nodes())
+	if err != nil {
+		return err
+	}
+	go gc.Run(ctx, 5)
 	return nil
 }
 

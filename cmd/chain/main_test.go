@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/apichain/apichain/internal/anchor"
 )
 
 // TestCommandStartsAndStopsOnSignal runs the real binary as a user would: it prints its
@@ -43,6 +45,8 @@ type running struct {
 	cmd *exec.Cmd
 	dir string
 	out []string // stdout up to and including the export line
+	// stderr is all the process wrote there.
+	stderr *anchor.LockedBuffer
 }
 
 // startBinary starts the chain binary on a new data dir, etcd without fsync, and waits for its
@@ -62,14 +66,14 @@ func startBinaryIn(t testing.TB, dir string, args ...string) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	r := &running{cmd: cmd, dir: dir, stderr: &anchor.LockedBuffer{}}
+	cmd.Stderr = r.stderr
 	if os.Getenv("CHAIN_TEST_VERBOSE") != "" {
-		cmd.Stderr = os.Stderr
+		cmd.Stderr = io.MultiWriter(r.stderr, os.Stderr)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &running{cmd: cmd, dir: dir}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
 	lines := make(chan string)
 	go func() {

@@ -3,9 +3,7 @@ package deployment
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 	"strconv"
@@ -16,8 +14,9 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/controllers/internal/workload"
 )
 
 // The annotations kube's deployment controller writes, and kubectl reads.
@@ -128,7 +127,7 @@ func (c *Controller) newAnnotations(d *appsv1.Deployment, rs *appsv1.ReplicaSet,
 // template is a collision: the count goes up, and the next sync tries the next name.
 func (c *Controller) create(ctx context.Context, r *rollout, rev int64) error {
 	d := r.d
-	hash := templateHash(&d.Spec.Template, d.Status.CollisionCount)
+	hash := workload.TemplateHash(&d.Spec.Template, d.Status.CollisionCount)
 	rs := &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            d.Name + "-" + hash,
@@ -170,19 +169,6 @@ func (c *Controller) create(ctx context.Context, r *rollout, rev int64) error {
 	}
 	r.new, r.created = created, true
 	return nil
-}
-
-// templateHash names a template's ReplicaSet: an FNV-32a hash of the template's JSON and the
-// collision count, written with the letters apimachinery's rand.SafeEncodeString uses (no
-// vowels, no confusable digits), so that it is a valid label value and name part.
-func templateHash(t *corev1.PodTemplateSpec, collisions *int32) string {
-	h := fnv.New32a()
-	data, _ := json.Marshal(t) // a pod template always marshals
-	h.Write(data)
-	if collisions != nil {
-		fmt.Fprint(h, *collisions)
-	}
-	return rand.SafeEncodeString(fmt.Sprint(h.Sum32()))
 }
 
 func withHash(labels map[string]string, hash string) map[string]string {

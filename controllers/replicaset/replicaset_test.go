@@ -22,10 +22,12 @@ import (
 )
 
 // TestReplicaSets runs ReplicaSets and ReplicationControllers on a chain with their
-// controllers, the scheduler and a simulated kubelet; each subtest in a namespace of its own.
+// controllers (picked by kube-controller-manager's names, as --controllers replicaset,
+// replicationcontroller picks them), the scheduler and a simulated kubelet; each subtest in a
+// namespace of its own.
 func TestReplicaSets(t *testing.T) {
 	c := testchain.Start(t, func(o *chain.Options) {
-		o.Controllers = []string{controllers.ReplicaSet, controllers.ReplicationController, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet}
+		o.Controllers = []string{"replicaset", "replicationcontroller", controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet}
 	})
 	cs, _ := testchain.Clients(t, c)
 	ns := func(t *testing.T, name string) string {

@@ -13,25 +13,24 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/storage"
 )
 
-// withBadInputAs4xx answers two kinds of malformed request 400 BadRequest where kube-apiserver
-// v1.37.2 answers 500, from k8s.io/apiserver code the chain runs unchanged. It is a deliberate
-// departure from kube-apiserver (issue 8: bad input gets a 4xx, never a 5xx), listed in
+// withBadInputAs4xx answers two kinds of malformed request 4xx where kube-apiserver v1.37.2
+// answers 500, from k8s.io/apiserver code the chain runs unchanged. It is a deliberate departure
+// from kube-apiserver (issues 8 and 19: bad input gets a 4xx, never a 5xx), listed in
 // docs/reliability.md "Bad input":
 //
 //   - a resourceVersion query parameter that is not a number, on a get, list or watch
 //     (kubernetes/kubernetes#139485): storage parses it and returns a storage.InvalidError, which
 //     the handlers do not map to a Status, so it becomes an InternalError. Checked here before
 //     any server sees the request, with storage's own parser.
-//   - an unknown $patch directive in a strategic merge patch: strategicpatch returns a plain
-//     error ("unknown patch type: ...") that handlers/patch.go's interpretStrategicMergePatchError
-//     passes on as is. It arises inside the patch handler, where nothing of ours runs, so the 500
-//     is rewritten on its way out (see serveStrategicMergePatch).
+//   - a patch that cannot be applied to the stored object: a strategic merge patch with an
+//     unknown $patch directive or a list where the object has a map, an apply patch whose field
+//     has the wrong type for the schema, and their kin. The patch libraries return plain errors
+//     that the patch handler passes on as they are, so they become 500s (see servePatch).
 //
 // The third such 500, a metadata.resourceVersion in an update's body that is not a number, is
 // headed off before it arises by the admission plugin NumericResourceVersion
@@ -53,8 +52,8 @@ func withBadInputAs4xx(next http.Handler, s runtime.NegotiatedSerializer, remote
 			responsewriters.ErrorNegotiated(err, s, gv, w, r)
 			return
 		}
-		if r.Method == http.MethodPatch && isStrategicMergePatch(r) && remote(r) == "" {
-			serveStrategicMergePatch(next, s, gv, w, r)
+		if r.Method == http.MethodPatch && remote(r) == "" {
+			servePatch(next, s, gv, w, r)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -81,37 +80,38 @@ func invalidResourceVersionParameter(info *request.RequestInfo, r *http.Request)
 	return nil
 }
 
-func isStrategicMergePatch(r *http.Request) bool {
-	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return err == nil && mediaType == string(types.StrategicMergePatchType)
-}
-
-// unknownDirective starts the message of strategicpatch's error for an unknown $patch directive
-// (k8s.io/apimachinery pkg/util/mergepatch ErrBadPatchType).
-const unknownDirective = "unknown patch type: "
-
-// serveStrategicMergePatch serves a strategic merge patch and, if the answer is the 500 of an
-// unknown $patch directive, answers 400 BadRequest with the same message instead.
+// servePatch serves a patch and, if the answer is a 500 that the handler made from an error
+// that is not a Kubernetes Status, answers 400 BadRequest with the same message instead.
+//
+// Why that rule: a patch handler that fails with a plain error (its Status has no reason, and
+// k8s.io/apiserver logs "apiserver received an error that is not an metav1.Status") failed
+// while computing the new object from the stored one and the patch: strategicpatch's
+// "unknown patch type: nope in map: ..." and "list element types are not identical: ...",
+// server-side apply's "failed to create typed patch object (...): .data: expected map, got
+// ...", "failed to convert new object (...)". The patch is at fault, whichever library
+// found it, so the rule names no message. Storage's own failures cannot be mistaken for
+// these: the chain's storage gives each a reason (storageerrors.go), and admission,
+// validation and the registry answer with Statuses.
 //
 // This rewrites a response, which is a last resort: the error is made and written inside
 // k8s.io/apiserver's patch handler, and no hook of ours (admission, the strategy, storage)
-// runs between the two. Checking the patch beforehand would mean re-implementing where
-// strategicpatch reads a directive; rewriting only the 500 it already answered cannot turn a
-// request kube-apiserver accepts into an error. Only a 500 is held back; every other answer
-// streams through untouched. The apiserver's own request metrics, recorded inside the
-// handler, still count the 500; the audit log and the client see the 400.
-func serveStrategicMergePatch(next http.Handler, s runtime.NegotiatedSerializer, gv schema.GroupVersion, w http.ResponseWriter, r *http.Request) {
+// sees the patch fail. Checking the patch beforehand would mean re-implementing three patch
+// libraries; rewriting only the 500 they already answered cannot turn a request
+// kube-apiserver accepts into an error. Only a 500 is held back; every other answer streams
+// through untouched. The apiserver's own request metrics, recorded inside the handler, still
+// count the 500; the audit log and the client see the 400.
+func servePatch(next http.Handler, s runtime.NegotiatedSerializer, gv schema.GroupVersion, w http.ResponseWriter, r *http.Request) {
 	held := &holdServerError{ResponseWriter: w}
 	next.ServeHTTP(held, r)
 	if !held.holding {
 		return
 	}
-	if status := decodeStatus(s, w.Header(), held.body.Bytes()); status != nil && strings.HasPrefix(status.Message, unknownDirective) {
+	if status := decodeStatus(s, w.Header(), held.body.Bytes()); status != nil && status.Reason == metav1.StatusReasonUnknown {
 		w.Header().Del("Content-Encoding") // ErrorNegotiated compresses anew if it should
 		responsewriters.ErrorNegotiated(apierrors.NewBadRequest(status.Message), s, gv, w, r)
 		return
 	}
-	// Any other 500 goes out as it was.
+	// A 500 with a reason (InternalError, ...) is the server's: it goes out as it was.
 	w.WriteHeader(http.StatusInternalServerError)
 	_, _ = w.Write(held.body.Bytes())
 }

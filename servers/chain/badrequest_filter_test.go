@@ -16,12 +16,14 @@ import (
 )
 
 // TestBadInputAs4xx checks the head's filter on its own, with a stand-in for the servers that
-// answers as k8s.io/apiserver's handlers do; TestBadRequestsGetStatusErrors checks it in the chain.
+// answers as k8s.io/apiserver's handlers do: a plain error becomes a 500 without a reason, a
+// Status keeps its own. TestBadRequestsGetStatusErrors and FuzzWrites check it in the chain.
 func TestBadInputAs4xx(t *testing.T) {
 	codecs := serializer.NewCodecFactory(metaScheme())
 	directive := "unknown patch type: frobnicate in map: map[$patch:frobnicate]"
 	// A directive whose message is over the 128 KiB above which the apiserver gzips a response.
 	bigDirective := "unknown patch type: frobnicate in map: map[$patch:frobnicate x:" + strings.Repeat("x", 200*1024) + "]"
+	typedPatch := "failed to create typed patch object (/cm; /v1, Kind=ConfigMap): .data: expected map, got &{[1 2]}"
 	cases := []struct {
 		name, method, path, contentType, accept string
 		info                                    request.RequestInfo
@@ -51,12 +53,20 @@ func TestBadInputAs4xx(t *testing.T) {
 			info: resource("patch", ""), answer: errors.New(directive), passed: true, code: 400, message: directive},
 		{name: "unknown directive, gzipped", method: "PATCH", path: "/api/v1/namespaces/ns/configmaps/cm", contentType: "application/strategic-merge-patch+json",
 			info: resource("patch", ""), answer: errors.New(bigDirective), passed: true, code: 400, message: bigDirective, compress: true},
-		{name: "another 500 stays", method: "PATCH", path: "/api/v1/namespaces/ns/configmaps/cm", contentType: "application/strategic-merge-patch+json",
-			info: resource("patch", ""), answer: errors.New("etcd is down"), passed: true, code: 500, message: "etcd is down"},
+		{name: "a top-level directive", method: "PATCH", path: "/api/v1/namespaces/ns/configmaps/cm", contentType: "application/strategic-merge-patch+json",
+			info: resource("patch", ""), answer: errors.New("unknown patch type: merge in map: map[$patch:merge]"), passed: true, code: 400, message: "unknown patch type: merge"},
+		{name: "an apply patch of the wrong type", method: "PATCH", path: "/api/v1/namespaces/ns/configmaps/cm?fieldManager=x", contentType: "application/apply-patch+yaml",
+			info: resource("patch", ""), answer: errors.New(typedPatch), passed: true, code: 400, message: typedPatch},
+		{name: "a merge patch's plain error", method: "PATCH", path: "/api/v1/namespaces/ns/pods/p/status", contentType: "application/merge-patch+json",
+			info: resource("patch", "status"), answer: errors.New("unrecognized type: string"), passed: true, code: 400, message: "unrecognized type: string"},
+		{name: "the server's 500 stays", method: "PATCH", path: "/api/v1/namespaces/ns/configmaps/cm", contentType: "application/strategic-merge-patch+json",
+			info: resource("patch", ""), answer: apierrors.NewInternalError(errors.New("etcdserver: leader changed")), passed: true, code: 500, message: "etcdserver: leader changed"},
+		{name: "a timeout stays", method: "PATCH", path: "/api/v1/namespaces/ns/configmaps/cm", contentType: "application/apply-patch+yaml",
+			info: resource("patch", ""), answer: apierrors.NewTimeoutError("request did not complete within requested timeout", 0), passed: true, code: 504, message: "did not complete"},
 		{name: "a 4xx passes", method: "PATCH", path: "/api/v1/namespaces/ns/configmaps/cm", contentType: "application/strategic-merge-patch+json",
 			info: resource("patch", ""), answer: apierrors.NewBadRequest("invalid JSON document"), passed: true, code: 400, message: "invalid JSON document"},
-		{name: "a merge patch's 500 stays", method: "PATCH", path: "/api/v1/namespaces/ns/configmaps/cm", contentType: "application/merge-patch+json",
-			info: resource("patch", ""), answer: errors.New(directive), passed: true, code: 500, message: directive},
+		{name: "a create's plain error stays", method: "POST", path: "/api/v1/namespaces/ns/configmaps", contentType: "application/json",
+			info: resource("create", ""), answer: errors.New("unknown patch type: x"), passed: true, code: 500, message: "unknown patch type: x"},
 		{name: "a remote server's 500 stays", method: "PATCH", path: "/apis/metrics.k8s.io/v1beta1/namespaces/ns/pods/p", contentType: "application/strategic-merge-patch+json",
 			info: resource("patch", ""), remote: true, answer: errors.New(directive), passed: true, code: 500, message: directive},
 	}

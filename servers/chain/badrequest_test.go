@@ -74,13 +74,18 @@ func (tg badTarget) corpus() []badCase {
 		return http.StatusUnsupportedMediaType
 	}
 	pbReason, smpReason := metav1.StatusReasonBadRequest, metav1.StatusReasonBadRequest
-	// An unknown $patch directive: strategicpatch's ErrBadPatchType, which the patch handler's
-	// interpretStrategicMergePatchError does not map to a 4xx; kube-apiserver answers 500.
-	smpDirective, smpDeparts := "unknown patch type: frobnicate", "k8s.io/apiserver handlers/patch.go interpretStrategicMergePatchError"
+	// A strategic merge patch that strategicpatch cannot apply (an unknown $patch directive:
+	// ErrBadPatchType) fails with an error the patch handler's interpretStrategicMergePatchError
+	// does not map to a 4xx; kube-apiserver answers 500. Custom resources take no strategic
+	// merge patches at all: 415.
+	smpDeparts := "k8s.io/apiserver handlers/patch.go interpretStrategicMergePatchError"
+	smpMessage := func(m string) string { return m }
 	if !tg.builtIn {
 		pbReason, smpReason = metav1.StatusReasonUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType
-		smpDirective, smpDeparts = "", ""
+		smpDeparts = ""
+		smpMessage = func(string) string { return "" }
 	}
+	smpDirective := smpMessage("unknown patch type: frobnicate")
 	// What kube-apiserver says of a resourceVersion it cannot parse on a list
 	// (etcd3's validateMinimumResourceVersion), and the chain says on any get, list or watch.
 	const invalidRV = `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`
@@ -127,6 +132,14 @@ func (tg badTarget) corpus() []badCase {
 		{name: "merge patch nested 10001 levels", method: "PATCH", path: one, contentType: "application/merge-patch+json", body: `{"metadata":{"labels":` + nested(10001) + `}}`, code: 400, reason: metav1.StatusReasonBadRequest},
 		{name: "strategic merge patch that is not JSON", method: "PATCH", path: one, contentType: "application/strategic-merge-patch+json", body: `{"metadata":`, code: unsupported(400), reason: smpReason},
 		{name: "strategic merge patch with a bad directive", method: "PATCH", path: one, contentType: "application/strategic-merge-patch+json", body: `{"metadata":{"$patch":"frobnicate"}}`, code: unsupported(400), reason: smpReason, message: smpDirective, departs: smpDeparts},
+		// The issue-19 classes: patches the patch handler cannot apply, answered 500 by
+		// kube-apiserver with "not an metav1.Status" in its log (badrequest.go servePatch).
+		{name: "strategic merge patch with a top-level directive", method: "PATCH", path: one, contentType: "application/strategic-merge-patch+json", body: `{"$patch":"nope"}`, code: unsupported(400), reason: smpReason, message: smpMessage("unknown patch type: nope"), departs: smpDeparts},
+		{name: "strategic merge patch merging the whole object", method: "PATCH", path: one, contentType: "application/strategic-merge-patch+json", body: `{"$patch":"merge"}`, code: unsupported(400), reason: smpReason, message: smpMessage("unknown patch type: merge"), departs: smpDeparts},
+		{name: "strategic merge patch of a list with a map's order", method: "PATCH", path: one, contentType: "application/strategic-merge-patch+json", body: `{"metadata":{"$setElementOrder/finalizers":[{"a":1}],"finalizers":["x"]}}`, code: unsupported(400), reason: smpReason, departs: smpDeparts},
+		{name: "apply patch with labels of the wrong type", method: "PATCH", path: one + "?fieldManager=bad", contentType: "application/apply-patch+yaml", body: fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":%q,"labels":[1,2]}}`, tg.apiVersion, tg.kind, tg.existing), code: 400, reason: metav1.StatusReasonBadRequest, message: "failed to create typed patch object", departs: "kubernetes/kubernetes#139253"},
+		{name: "apply patch with labels of the wrong type, dry run", method: "PATCH", path: one + "?fieldManager=bad&dryRun=All", contentType: "application/apply-patch+yaml", body: fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\n  labels: [1, 2]\n", tg.apiVersion, tg.kind, tg.existing), code: 400, reason: metav1.StatusReasonBadRequest, message: ".metadata.labels: expected map", departs: "kubernetes/kubernetes#139253"},
+		{name: "apply patch creating an object with labels of the wrong type", method: "PATCH", path: tg.collection + "/new-one?fieldManager=bad", contentType: "application/apply-patch+yaml", body: fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":"new-one","labels":"x"}}`, tg.apiVersion, tg.kind), code: 400, reason: metav1.StatusReasonBadRequest, message: ".metadata.labels: expected map", departs: "kubernetes/kubernetes#139253"},
 		{name: "apply patch with bad YAML", method: "PATCH", path: one + "?fieldManager=bad", contentType: "application/apply-patch+yaml", body: "apiVersion: " + tg.apiVersion + "\nkind: [", code: 400, reason: metav1.StatusReasonBadRequest},
 		{name: "apply patch without a field manager", method: "PATCH", path: one, contentType: "application/apply-patch+yaml", body: obj(tg.existing, ""), code: 422, reason: metav1.StatusReasonInvalid, message: "fieldManager"},
 		{name: "apply patch of another kind", method: "PATCH", path: one + "?fieldManager=bad", contentType: "application/apply-patch+yaml", body: `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"` + tg.existing + `"}}`, code: 400, reason: metav1.StatusReasonBadRequest},
@@ -199,9 +212,19 @@ func TestBadRequestsGetStatusErrors(t *testing.T) {
 		{name: "bad CRD", method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", contentType: "application/json", body: `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"bad"}}`, code: 422, reason: metav1.StatusReasonInvalid},
 		{name: "bad APIService", method: "POST", path: "/apis/apiregistration.k8s.io/v1/apiservices", contentType: "application/json", body: `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"bad"}}`, code: 422, reason: metav1.StatusReasonInvalid},
 		{name: "deployment whose selector misses its template", method: "POST", path: apps + "/deployments", contentType: "application/json", body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"b"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}}`, code: 422, reason: metav1.StatusReasonInvalid, message: "`selector` does not match template `labels`"},
+		// Objects etcd refuses for their size, under the 3 MiB a body may have: over etcd's
+		// --max-request-bytes (1.5 MiB), and over its client's 2 MiB limit on a message.
+		// kube-apiserver answers these 500 ("etcdserver: request is too large",
+		// kubernetes/kubernetes#112152); the chain's storage answers 413 (storageerrors.go).
+		{name: "pod too large for etcd", method: "POST", path: core + "/pods", contentType: "application/json", body: podWithEnv("big", 1800), code: 413, reason: metav1.StatusReasonRequestEntityTooLarge, message: "the object is too large to store: etcdserver: request is too large", departs: "kubernetes/kubernetes#112152"},
+		{name: "pod too large for etcd's client", method: "POST", path: core + "/pods", contentType: "application/json", body: podWithEnv("bigger", 2400), code: 413, reason: metav1.StatusReasonRequestEntityTooLarge, message: "the object is too large to store", departs: "kubernetes/kubernetes#112152"},
+		{name: "patch making an object too large for etcd", method: "PATCH", path: crs + "/w", contentType: "application/merge-patch+json", body: `{"spec":{"blob":"` + strings.Repeat("x", 1700*1024) + `"}}`, code: 413, reason: metav1.StatusReasonRequestEntityTooLarge, message: "the object is too large to store", departs: "kubernetes/kubernetes#112152"},
 		{name: "role with a rule without verbs", method: "POST", path: "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/roles", contentType: "application/json", body: `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods"]}]}`, code: 422, reason: metav1.StatusReasonInvalid, message: "rules[0].verbs: Required value"},
 	} {
 		cases++
+		if tc.departs != "" {
+			departs++
+		}
 		t.Run(tc.name, func(t *testing.T) { checkBadRequest(t, shared.Admin, "", tc) })
 	}
 	t.Logf("%d malformed requests, %d of them answered 4xx where kube-apiserver answers 500", cases, departs)
@@ -211,6 +234,15 @@ func TestBadRequestsGetStatusErrors(t *testing.T) {
 		t.Errorf("after the corpus: %v", err)
 	}
 	expectReady(t, shared)
+}
+
+// podWithEnv is a pod whose container has n environment variables of 1 kB each.
+func podWithEnv(name string, n int) string {
+	env := make([]string, n)
+	for i := range env {
+		env[i] = fmt.Sprintf(`{"name":"E%d","value":%q}`, i, strings.Repeat("v", 1000))
+	}
+	return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"x","env":[` + strings.Join(env, ",") + `]}]}}`
 }
 
 // checkBadRequest sends tc and checks that it gets a 4xx Status with the expected code,

@@ -11,7 +11,6 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/cli/globalflag"
 	"k8s.io/component-base/logs"
-	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/component-base/term"
 
 	"github.com/apichain/apichain/servers/metrics"
@@ -34,9 +33,6 @@ with an embedded etcd, and writes an admin kubeconfig for kubectl and client-go.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return fmt.Errorf("%q takes no arguments, got %q", cmd.CommandPath(), args)
-			}
-			if err := logsapi.ValidateAndApply(o.Logs, nil); err != nil {
-				return err
 			}
 			completed, err := o.Complete()
 			if err != nil {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericfilters "k8s.io/apiserver/pkg/server/filters"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
@@ -74,7 +75,10 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	generic.BuildHandlerChainFunc = func(apiHandler http.Handler, c *genericapiserver.Config) http.Handler {
 		// withBadInputAs4xx: 400 for bad input kube-apiserver answers 500 (badrequest.go).
 		apiHandler = withBadInputAs4xx(apiHandler, c.Serializer, label.remoteAPIService)
-		return genericapiserver.DefaultBuildHandlerChain(label.wrap(apiHandler), c)
+		// A request that runs out of time gets a 504, not a lost connection (deadline.go).
+		apiHandler = withAnswerBeforeDeadline(apiHandler, label.remoteAPIService)
+		// An HTTP/1 request answered before its body was read keeps its connection (earlyanswer.go).
+		return withBodyReadAfterAnswer(genericapiserver.DefaultBuildHandlerChain(label.wrap(apiHandler), c), c.MaxRequestBodyBytes)
 	}
 
 	serving, err := secureServing(o, files)
@@ -155,12 +159,16 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	if err != nil {
 		return nil, fmt.Errorf("aggregator config: %w", err)
 	}
-	// Every store of the three servers on one etcd client per etcd cluster (internal/etcdstorage).
+	// Every store of the three servers on one etcd client per etcd cluster (internal/etcdstorage),
+	// answering etcd's errors as Statuses (storageerrors.go).
 	clients := etcdstorage.NewClients()
-	coreConfig.Generic.RESTOptionsGetter = clients.RESTOptionsGetter(coreConfig.Generic.RESTOptionsGetter, etcd.EnableWatchCache)
-	extensionsConfig.GenericConfig.RESTOptionsGetter = clients.RESTOptionsGetter(extensionsConfig.GenericConfig.RESTOptionsGetter, etcd.EnableWatchCache)
-	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = clients.RESTOptionsGetter(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter, etcd.EnableWatchCache)
-	aggregatorConfig.GenericConfig.RESTOptionsGetter = clients.RESTOptionsGetter(aggregatorConfig.GenericConfig.RESTOptionsGetter, etcd.EnableWatchCache)
+	stores := func(g genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
+		return storageErrorsAsStatus(clients.RESTOptionsGetter(g, etcd.EnableWatchCache))
+	}
+	coreConfig.Generic.RESTOptionsGetter = stores(coreConfig.Generic.RESTOptionsGetter)
+	extensionsConfig.GenericConfig.RESTOptionsGetter = stores(extensionsConfig.GenericConfig.RESTOptionsGetter)
+	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = stores(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter)
+	aggregatorConfig.GenericConfig.RESTOptionsGetter = stores(aggregatorConfig.GenericConfig.RESTOptionsGetter)
 	return &Config{Options: o, PKI: files, Informers: sharedInformers, label: label,
 		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
 }

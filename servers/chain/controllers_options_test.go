@@ -9,8 +9,9 @@ import (
 	"github.com/apichain/apichain/servers/chain"
 )
 
-// TestControllersOption: --controllers reads as kube-controller-manager's does, and an empty
-// value runs none (the chain as envtest runs kube-apiserver: API servers and etcd alone).
+// TestControllersOption: --controllers reads as kube-controller-manager's does (its short
+// names too), and an empty value runs none (the chain as envtest runs kube-apiserver: API
+// servers and etcd alone).
 func TestControllersOption(t *testing.T) {
 	for _, tc := range []struct {
 		flag string
@@ -20,6 +21,14 @@ func TestControllersOption(t *testing.T) {
 		{"--controllers=", func(string) bool { return false }},
 		{"--controllers=*,-scheduler", func(n string) bool { return n != "scheduler" }},
 		{"--controllers=scheduler,namespace-controller", func(n string) bool { return n == "scheduler" || n == "namespace-controller" }},
+		// kube-controller-manager's short name, alone or taken out.
+		{"--controllers=podgc", func(n string) bool { return n == controllers.PodGarbageCollector }},
+		{"--controllers=*,-podgc", func(n string) bool { return n != controllers.PodGarbageCollector }},
+		// kube-controller-manager's aliases, in both syntaxes.
+		{"--controllers=statefulset,daemonset,cronjob,replicationcontroller", func(n string) bool {
+			return n == "statefulset-controller" || n == "daemonset-controller" || n == "cronjob-controller" || n == "replicationcontroller-controller"
+		}},
+		{"--controllers=*,-deployment,-job", func(n string) bool { return n != "deployment-controller" && n != "job-controller" }},
 	} {
 		o := chain.NewOptions()
 		var fss cliflag.NamedFlagSets

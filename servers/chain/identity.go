@@ -1,15 +1,18 @@
 package chain
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base32"
 	"os"
 	"strings"
+	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-helpers/apimachinery/lease"
@@ -57,6 +60,15 @@ func addIdentityLease(s *genericapiserver.GenericAPIServer, o CompletedOptions) 
 		int32(o.IdentityLeaseDuration.Seconds()), nil, o.IdentityLeaseRenewInterval,
 		id, metav1.NamespaceSystem, labelIdentity)
 	if err := s.AddPostStartHook("start-chain-identity-lease-controller", func(hc genericapiserver.PostStartHookContext) error {
+		// The lease lives in kube-system, which Core's start-core-system-namespaces hook creates
+		// meanwhile: started before, the controller would log an error and retry.
+		err := wait.PollUntilContextCancel(hc, 20*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			_, err := client.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
+			return err == nil, nil
+		})
+		if err != nil {
+			return nil // stopping before it was ever needed
+		}
 		return controller.Start(hc.Done())
 	}); err != nil {
 		return err

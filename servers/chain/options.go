@@ -64,7 +64,8 @@ type Options struct {
 	// Nodes is how many simulated nodes join the host node.
 	Nodes int
 	// Controllers lists the controllers to run, in kube-controller-manager's syntax: "*" for
-	// all, "name" to add one, "-name" to leave one out; empty for none.
+	// all, "name" to add one, "-name" to leave one out; empty for none. Complete reads
+	// kube-controller-manager's aliases ("deployment") as the names they stand for.
 	Controllers []string
 	// StartTimeout bounds the wait for /readyz; on expiry Start fails naming the checks that fail.
 	StartTimeout time.Duration
@@ -128,7 +129,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.Metrics, "metrics", o.Metrics, "How to run the metrics aggregated API server: child (a supervised child process), in-process (on its own listener in this process) or off.")
 	fs.DurationVar(&o.MetricResolution, "metric-resolution", o.MetricResolution, "How often the metrics server scrapes the kubelets (1s at least).")
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Simulated nodes to add beside the host node; each has a kubelet endpoint with synthetic usage.")
-	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, fmt.Sprintf("Controllers to run: '*' for all, 'name' to add one, '-name' to leave one out; empty for none (the API servers and etcd alone, as envtest runs them). Known: %s.", strings.Join(controllers.Names(), ", ")))
+	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, fmt.Sprintf("Controllers to run: '*' for all, 'name' to add one, '-name' to leave one out; empty for none (the API servers and etcd alone, as envtest runs them). Known: %s (kube-controller-manager's older names, such as deployment, work too).", strings.Join(controllers.Names(), ", ")))
 
 	componentbaseoptions.BindLeaderElectionFlags(&o.LeaderElection, fss.FlagSet("leader election"))
 
@@ -185,6 +186,15 @@ func (o *Options) Complete() (CompletedOptions, error) {
 		}
 	}
 	c.EtcdServers = servers
+	// Aliases (kube-controller-manager's short names, "podgc") become the names they stand for.
+	c.Controllers = slices.Clone(o.Controllers)
+	for i, name := range c.Controllers {
+		if off, ok := strings.CutPrefix(name, "-"); ok {
+			c.Controllers[i] = "-" + controllers.Canonical(off)
+		} else {
+			c.Controllers[i] = controllers.Canonical(name)
+		}
+	}
 	return CompletedOptions{c}, nil
 }
 

@@ -71,9 +71,10 @@ func roleRef(kind, name string) rbacv1.RoleRef {
 
 // aggregate does for one aggregated ClusterRole what kube-controller-manager's
 // clusterrole-aggregation controller does for all (pkg/controller/clusterroleaggregation): its
-// rules become the union of the rules of the ClusterRoles its selectors match. The chain does
-// not run that controller yet; admin, edit and view are created with empty rules, as
-// kube-apiserver creates them.
+// rules become the union of the rules of the ClusterRoles its selectors match. The test chain
+// runs no controllers (testchain.NewOptions turns them off; controllers/clusterroleaggregation
+// does this in `chain`), so admin, edit and view have the empty rules kube-apiserver creates
+// them with until a test aggregates them.
 func aggregate(t *testing.T, name string) {
 	t.Helper()
 	cs, _ := clients(t)

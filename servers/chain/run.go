@@ -76,9 +76,21 @@ func (p progress) printf(format string, args ...any) {
 	fmt.Fprintf(p.out, "[%6dms] %s\n", time.Since(p.start).Milliseconds(), fmt.Sprintf(format, args...))
 }
 
-// Run starts the chain, prints how to reach it, and serves until ctx is done.
+// Run is the chain command: it sends the libraries' logs to <data-dir>/chain.log (logs.go),
+// starts the chain, prints how to reach it, and serves until ctx is done.
 func Run(ctx context.Context, o CompletedOptions, out io.Writer) error {
-	c, err := Start(ctx, o, out)
+	p := progress{out: out, start: time.Now()}
+	logPath, flushLog, err := routeLogs(o, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer flushLog()
+	if o.Logs.Verbosity > 0 {
+		p.printf("logs: %s, and here (-v=%d)", logPath, o.Logs.Verbosity)
+	} else {
+		p.printf("logs: %s (warnings and errors also here; -v=1 shows everything)", logPath)
+	}
+	c, err := start(ctx, o, p)
 	if err != nil {
 		return err
 	}
@@ -90,7 +102,10 @@ func Run(ctx context.Context, o CompletedOptions, out io.Writer) error {
 // Start starts the chain and returns once it is ready (/readyz ok): PKI, etcd, the three
 // servers, the admin kubeconfig. Cancel ctx, or call Stop, to stop it.
 func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, error) {
-	p := progress{out: out, start: time.Now()}
+	return start(ctx, o, progress{out: out, start: time.Now()})
+}
+
+func start(ctx context.Context, o CompletedOptions, p progress) (*Chain, error) {
 	restoreGC := relaxGC()
 	defer restoreGC()
 	ctx, cancel := context.WithCancel(ctx)
@@ -173,6 +188,22 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 	c.head = head.GenericAPIServer.Handler
 	if core, ok := head.GenericAPIServer.NextDelegate().(*genericapiserver.GenericAPIServer); ok {
 		c.core = core.Handler
+	}
+	// A metrics server withdraws its registration when it stops (servers/metrics), through the
+	// chain; the chain accepts requests until its pre-shutdown hooks are done, so one of them
+	// waits for the addons (at most 15 s: a child that does not stop is killed after 10).
+	if err := head.GenericAPIServer.AddPreShutdownHook("stop-chain-addons", func() error {
+		stopped := make(chan struct{})
+		go func() { c.addons.Wait(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-time.After(15 * time.Second):
+		}
+		return nil
+	}); err != nil {
+		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
+		closeEtcd()
+		return fail(err)
 	}
 	c.addons.Add(1)
 	runErr := make(chan error, 1)

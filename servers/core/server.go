@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/routes"
 	"k8s.io/kube-openapi/pkg/common"
@@ -80,7 +82,7 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		if err != nil {
 			return nil, fmt.Errorf("storage for group %q: %w", p.GroupName(), err)
 		}
-		if empty(info) {
+		if served(&info) == 0 {
 			continue // a group with nothing to serve yet
 		}
 		if p.GroupName() == "" {
@@ -148,11 +150,12 @@ func (s PreparedServer) Run(ctx context.Context) error {
 	return s.runnable.RunWithContext(ctx)
 }
 
-func empty(info genericapiserver.APIGroupInfo) bool {
-	for _, m := range info.VersionedResourcesStorageMap {
-		if len(m) > 0 {
-			return false
-		}
-	}
-	return true
+// served drops the versions that have no resources from info (autoscaling/v1 is in the scheme
+// for its Scale alone), which the generic server would skip with a warning, and returns how many
+// are left.
+func served(info *genericapiserver.APIGroupInfo) int {
+	info.PrioritizedVersions = slices.DeleteFunc(info.PrioritizedVersions, func(gv schema.GroupVersion) bool {
+		return len(info.VersionedResourcesStorageMap[gv.Version]) == 0
+	})
+	return len(info.PrioritizedVersions)
 }

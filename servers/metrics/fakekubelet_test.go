@@ -64,6 +64,12 @@ func (k *fakeKubelet) setNode(name string, n *fakeNode) {
 	k.nodes[name] = n
 }
 
+func (k *fakeKubelet) addPod(node string, p fakePod) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.nodes[node].pods = append(k.nodes[node].pods, p)
+}
+
 func (k *fakeKubelet) removePod(node, namespace, name string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()

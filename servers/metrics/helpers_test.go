@@ -25,7 +25,8 @@ import (
 	"github.com/apichain/apichain/servers/metrics"
 )
 
-func startServer(t *testing.T, c *chain.Chain, kubeletCA, certDir string) (*metrics.Server, func()) {
+// startServer runs a metrics server against c with a resolution of 1 s, changed by mods.
+func startServer(t *testing.T, c *chain.Chain, kubeletCA, certDir string, mods ...func(*metrics.Options)) (*metrics.Server, func()) {
 	t.Helper()
 	o := metrics.NewOptions()
 	o.Kubeconfig = c.KubeconfigPath
@@ -33,6 +34,9 @@ func startServer(t *testing.T, c *chain.Chain, kubeletCA, certDir string) (*metr
 	o.MetricResolution = time.Second
 	o.BindAddress, o.SecurePort = "127.0.0.1", 0
 	o.CertDir = certDir
+	for _, m := range mods {
+		m(o)
+	}
 	completed, err := o.Complete()
 	if err != nil {
 		t.Fatal(err)

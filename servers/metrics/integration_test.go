@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
 	"github.com/apichain/apichain/internal/testchain"
@@ -220,16 +221,23 @@ func TestThroughAggregator(t *testing.T) {
 			t.Fatal(err)
 		}
 		stop()
+		// Stopped, it withdrew its APIServices: the aggregator has no unavailable one to report.
+		for _, name := range []string{"v1.metrics.k8s.io", "v1beta1.metrics.k8s.io"} {
+			if _, err := ac.ApiregistrationV1().APIServices().Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				t.Errorf("APIService %s after the metrics server stopped: %v, want NotFound", name, err)
+			}
+		}
 		// Another free port, the same certificate directory: the registration follows.
 		server, stop := startServer(t, c, kubelet.caFile(t), certDir)
 		poll(t, "the EndpointSlice to name the new port", func() bool {
 			s, err := cs.DiscoveryV1().EndpointSlices("kube-system").Get(ctx, "metrics-server-fqdn", metav1.GetOptions{})
 			return err == nil && len(s.Ports) == 1 && *s.Ports[0].Port == int32(port(t, server.Addr()))
 		})
-		after, err := ac.ApiregistrationV1().APIServices().Get(ctx, "v1.metrics.k8s.io", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		var after *apiregistrationv1.APIService
+		poll(t, "v1.metrics.k8s.io to be registered again", func() bool {
+			after, err = ac.ApiregistrationV1().APIServices().Get(ctx, "v1.metrics.k8s.io", metav1.GetOptions{})
+			return err == nil
+		})
 		if !equality.Semantic.DeepEqual(before.Spec, after.Spec) {
 			t.Errorf("the APIService changed across a restart with the same certificate:\n%+v\n%+v", before.Spec, after.Spec)
 		}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,11 +54,25 @@ type registration struct {
 	advertise       net.IP
 	port            int32
 	caBundle        []byte
+	// frontProxyCA, if set, is the CA this server verifies the Aggregator's front-proxy
+	// certificate with. It comes from the chain's ConfigMap a moment after the server starts
+	// serving; registered before that, the Aggregator's first availability checks get 403.
+	frontProxyCA interface{ CurrentCABundleContent() []byte }
+	// registered is set once run has registered.
+	registered atomic.Bool
 }
 
 // run registers, retrying with backoff until it works or ctx ends (the server stops). A
 // post-start hook that fails stops the process, so failures are logged and retried instead.
 func (r *registration) run(ctx context.Context) {
+	if r.frontProxyCA != nil {
+		err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(context.Context) (bool, error) {
+			return len(r.frontProxyCA.CurrentCABundleContent()) > 0, nil
+		})
+		if err != nil {
+			return // stopping
+		}
+	}
 	backoff := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: 5 * time.Second}
 	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
 		if err := r.ensure(ctx); err != nil {
@@ -66,9 +82,38 @@ func (r *registration) run(ctx context.Context) {
 		return true, nil
 	})
 	if err == nil {
+		r.registered.Store(true)
 		_, address := r.address()
 		klog.InfoS("Registered metrics.k8s.io", "service", serviceNamespace+"/"+serviceName, "address", address, "port", r.port)
 	}
+}
+
+// withdraw deletes the APIServices on a graceful stop, if they still route to this server (its
+// EndpointSlice holds this address and port): left behind, they would have the Aggregator
+// report metrics.k8s.io unavailable, with errors, on every start of the chain until a metrics
+// server registers again. A server that registered since keeps its registration.
+func (r *registration) withdraw(ctx context.Context) error {
+	if !r.registered.Load() {
+		return nil
+	}
+	addressType, address := r.address()
+	slice, err := r.client.DiscoveryV1().EndpointSlices(serviceNamespace).Get(ctx, serviceName+"-"+strings.ToLower(string(addressType)), metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading the endpointslice: %w", err)
+	}
+	ours := len(slice.Endpoints) == 1 && slices.Equal(slice.Endpoints[0].Addresses, []string{address}) &&
+		len(slice.Ports) == 1 && slice.Ports[0].Port != nil && *slice.Ports[0].Port == r.port
+	if !ours {
+		return nil
+	}
+	for _, v := range apiServices {
+		err := r.apiregistration.ApiregistrationV1().APIServices().Delete(ctx, v.version+".metrics.k8s.io", metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting apiservice %s.metrics.k8s.io: %w", v.version, err)
+		}
+	}
+	klog.InfoS("Withdrew metrics.k8s.io from the chain")
+	return nil
 }
 
 func (r *registration) ensure(ctx context.Context) error {

@@ -60,6 +60,8 @@ type Server struct {
 	nodesSynced   cache.InformerSynced
 	podsSynced    cache.InformerSynced
 
+	// appeared is signalled when a node or running pod appears (runScrape).
+	appeared chan struct{}
 	// tickLastStart is when the latest scrape started (for metric-collection-timely).
 	tickMu        sync.RWMutex
 	tickLastStart time.Time
@@ -131,6 +133,12 @@ func (c CompletedConfig) newServer() (*Server, error) {
 		podInformers:  podInformers,
 		nodesSynced:   nodes.Informer().HasSynced,
 		podsSynced:    pods.Informer().HasSynced,
+		appeared:      make(chan struct{}, 1),
+	}
+	for _, informer := range []cache.SharedIndexInformer{nodes.Informer(), pods.Informer()} {
+		if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: s.noticeAppeared}); err != nil {
+			return nil, err
+		}
 	}
 
 	info := api.Config{
@@ -167,10 +175,21 @@ func (c CompletedConfig) newServer() (*Server, error) {
 			client: client, apiregistration: aggregatorClient,
 			advertise: x.AdvertiseIP, port: int32(listenerPort(c.Generic.SecureServing.Listener)), caBundle: x.ServingCA,
 		}
+		if rh := c.Generic.Authentication.RequestHeaderConfig; rh != nil {
+			s.registration.frontProxyCA = rh.CAContentProvider
+		}
 		// Registration blocks this hook, and with it /readyz, until it has worked.
 		generic.AddPostStartHookOrDie("start-metrics-server-registration", func(ctx genericapiserver.PostStartHookContext) error {
 			s.run(func() { s.registration.run(ctx) })
 			return nil
+		})
+		generic.AddPreShutdownHookOrDie("stop-metrics-server-registration", func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := s.registration.withdraw(ctx); err != nil {
+				klog.ErrorS(err, "Withdrawing metrics.k8s.io from the chain failed")
+			}
+			return nil // a failure must not fail the stop
 		})
 	}
 	return s, nil
@@ -198,22 +217,47 @@ func (s PreparedServer) Run(ctx context.Context) error {
 	return err
 }
 
-// runScrape scrapes once now and then every resolution (metrics-server server.runScrape).
+// quickScrape is how soon a new series gets its second point. A usage is a rate between two
+// points, so metrics-server serves nothing for a node or container until a resolution after it
+// first saw it (kubectl top: "metrics not available yet"). Here the scrape after one that found
+// a new series comes this soon, and a node or running pod that appears is scraped at once: two
+// points a second apart, then the normal period. What it costs: one extra scrape per change.
+const quickScrape = time.Second
+
+// runScrape scrapes at once, then every resolution (metrics-server's server.runScrape), and
+// sooner while series are new (quickScrape).
 func (s *Server) runScrape(ctx context.Context) {
-	ticker := time.NewTicker(s.resolution)
-	defer ticker.Stop()
-	s.tick(ctx, time.Now())
+	next := time.NewTimer(0)
+	defer next.Stop()
+	var last time.Time
 	for {
 		select {
-		case startTime := <-ticker.C:
-			s.tick(ctx, startTime)
 		case <-ctx.Done():
 			return
+		case <-s.appeared:
+			// Something new to scrape: at once, but not sooner than quickScrape after the last
+			// scrape began. Never later than planned: the timer is due at least that late.
+			next.Reset(time.Until(last.Add(quickScrape)))
+		case last = <-next.C:
+			wait := s.resolution
+			if begun := s.tick(ctx, last); begun > 0 {
+				wait = quickScrape
+			}
+			next.Reset(time.Until(last.Add(wait)))
 		}
 	}
 }
 
-func (s *Server) tick(ctx context.Context, startTime time.Time) {
+// noticeAppeared is the informers' event handler: a node or running pod was added.
+func (s *Server) noticeAppeared(any) {
+	select {
+	case s.appeared <- struct{}{}:
+	default: // one is pending already
+	}
+}
+
+// tick scrapes once and stores the batch; it returns how many series began with it.
+func (s *Server) tick(ctx context.Context, startTime time.Time) (begun int) {
 	s.tickMu.Lock()
 	s.tickLastStart = startTime
 	s.tickMu.Unlock()
@@ -223,12 +267,13 @@ func (s *Server) tick(ctx context.Context, startTime time.Time) {
 	klog.V(6).InfoS("Scraping metrics")
 	data := s.scraper.Scrape(scrapeCtx)
 	if ctx.Err() != nil {
-		return // stopping: a partial batch would only forget the nodes not reached
+		return 0 // stopping: a partial batch would only forget the nodes not reached
 	}
 	klog.V(6).InfoS("Storing metrics")
-	s.store.Store(data)
+	begun = s.store.Store(data)
 	s.metrics.observeStore(s.store, time.Since(startTime))
-	klog.V(6).InfoS("Scraping cycle complete")
+	klog.V(6).InfoS("Scraping cycle complete", "newSeries", begun)
+	return begun
 }
 
 // addHealthChecks adds metrics-server's probes (metrics-server server.RegisterProbes).

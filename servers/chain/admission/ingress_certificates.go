@@ -17,7 +17,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	networkingv1listers "k8s.io/client-go/listers/networking/v1"
 
-	"github.com/apichain/apichain/servers/core/validation"
+	"github.com/apichain/apichain/servers/core/validation/certificates"
 )
 
 // DefaultIngressClassPluginName is kube's name for the ingress class plugin.
@@ -177,7 +177,7 @@ func (p *CertificateSubjectRestriction) Validate(ctx context.Context, a admissio
 	if csr.Spec.SignerName != certificatesv1.KubeAPIServerClientSignerName {
 		return nil
 	}
-	parsed, err := validation.ParseCSR(csr.Spec.Request)
+	parsed, err := certificates.ParseRequest(csr.Spec.Request)
 	if err != nil {
 		return admission.NewForbidden(a, fmt.Errorf("failed to parse CSR: %v", err))
 	}

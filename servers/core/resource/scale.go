@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/apichain/apichain/servers/core/printers"
-	"github.com/apichain/apichain/servers/core/validation"
+	validation "github.com/apichain/apichain/servers/core/validation/autoscaling"
 )
 
 // Scale is how a resource's replicas appear in its autoscaling/v1 Scale.

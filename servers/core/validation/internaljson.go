@@ -12,13 +12,16 @@ package validation
 // internalJSON, which encodes it the way the untagged internal type would be
 // encoded (the internal and v1 structs involved have the same fields in the
 // same order). Types with their own MarshalJSON (metav1.Time, intstr.IntOrString,
-// resource.Quantity) keep it, as they do upstream.
+// resource.Quantity) keep it, as they do upstream, and so do the types of
+// k8s.io/apimachinery (ObjectMeta, LabelSelector): the internal types share them, tags
+// included.
 
 import (
 	"bytes"
 	"encoding/json"
 	"reflect"
 	"sort"
+	"strings"
 )
 
 type internalJSON struct {
@@ -47,6 +50,14 @@ func writeUntagged(b *bytes.Buffer, v reflect.Value) error {
 		return nil
 	}
 	if v.Kind() != reflect.Pointer && v.Kind() != reflect.Interface && v.Type().Implements(jsonMarshalerType) {
+		data, err := json.Marshal(v.Interface())
+		if err != nil {
+			return err
+		}
+		b.Write(data)
+		return nil
+	}
+	if v.Kind() == reflect.Struct && sharedType(v.Type()) {
 		data, err := json.Marshal(v.Interface())
 		if err != nil {
 			return err
@@ -140,6 +151,21 @@ func writeStructFields(b *bytes.Buffer, v reflect.Value, first *bool) error {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && sharedType(f.Type) {
+			// An embedded ObjectMeta: its tagged fields, inlined, the empty ones left out.
+			data, err := json.Marshal(v.Field(i).Interface())
+			if err != nil {
+				return err
+			}
+			if inner := data[1 : len(data)-1]; len(inner) > 0 {
+				if !*first {
+					b.WriteByte(',')
+				}
+				*first = false
+				b.Write(inner)
+			}
+			continue
+		}
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
 			if err := writeStructFields(b, v.Field(i), first); err != nil {
 				return err
@@ -161,4 +187,10 @@ func writeStructFields(b *bytes.Buffer, v reflect.Value, first *bool) error {
 		}
 	}
 	return nil
+}
+
+// sharedType: a type of k8s.io/apimachinery (ObjectMeta, LabelSelector, ...), which the
+// internal types share with the versioned ones, tags included.
+func sharedType(t reflect.Type) bool {
+	return strings.HasPrefix(t.PkgPath(), "k8s.io/apimachinery/")
 }

@@ -12,6 +12,7 @@ package validation
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -19,6 +20,7 @@ import (
 	pathvalidation "k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
@@ -272,3 +274,54 @@ func Forbiddenf(path *field.Path, format string, args ...interface{}) *field.Err
 // Internal wraps a struct-valued bad value so that it prints as kube-apiserver prints it: the
 // Go field names of its internal type (see internaljson.go).
 func Internal(v interface{}) interface{} { return internal(v) }
+
+// IfSet runs check on an optional (pointer) field that is set.
+func IfSet[T any](path *field.Path, value *T, check func(*field.Path, T) field.ErrorList) field.ErrorList {
+	if value == nil {
+		return nil
+	}
+	return check(path, *value)
+}
+
+// NonNegativeIntOrPercent: a count (>= 0) or a percentage such as "25%" (rollout budgets,
+// disruption budgets).
+func NonNegativeIntOrPercent(path *field.Path, v intstr.IntOrString) field.ErrorList {
+	if v.Type == intstr.Int {
+		return NonNegative(path, int64(v.IntVal))
+	}
+	return messages(path, v, utilvalidation.IsValidPercent(v.StrVal))
+}
+
+// AtMost100Percent: a percentage, if v is one, is not over 100%.
+func AtMost100Percent(path *field.Path, v intstr.IntOrString) field.ErrorList {
+	if p, ok := Percent(v); ok && p > 100 {
+		return field.ErrorList{field.Invalid(path, v, "must not be greater than 100%")}
+	}
+	return nil
+}
+
+// Percent returns the number of a well-formed percentage ("25%" is 25).
+func Percent(v intstr.IntOrString) (int, bool) {
+	if v.Type != intstr.String || len(utilvalidation.IsValidPercent(v.StrVal)) > 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
+	return n, err == nil
+}
+
+// ImmutableDeclared is Immutable for a field whose generated declarative rule (+k8s:immutable)
+// reports the same. The error is marked so that k8s.io/apiserver drops it when that rule is
+// enforced (beta: the generated error is shown instead) and keeps it when the rule is only
+// shadowed (alpha), without logging a mismatch between the two.
+func ImmutableDeclared(path *field.Path, value, old interface{}) field.ErrorList {
+	return Immutable(path, value, old).WithOrigin("immutable").MarkCoveredByDeclarative()
+}
+
+// Supported: value is one of allowed, or NotSupported; unlike OneOf, an empty value is just
+// another unsupported one.
+func Supported[T ~string](path *field.Path, value T, allowed ...T) field.ErrorList {
+	if slices.Contains(allowed, value) {
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(path, value, allowed)}
+}

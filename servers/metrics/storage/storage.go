@@ -45,8 +45,9 @@ func New(resolution time.Duration) *Storage {
 }
 
 // Store makes batch the latest scrape. A node or pod the batch lacks is forgotten; for the rest,
-// the point stored so far becomes the older one.
-func (s *Storage) Store(batch *MetricsBatch) {
+// the point stored so far becomes the older one. It returns how many series (nodes and
+// containers) began with this batch: they have no usage until their second point.
+func (s *Storage) Store(batch *MetricsBatch) (begun int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	wasNodeReady, wasPodReady := s.pairedNodes > 0, s.pairedContainers > 0
@@ -59,6 +60,9 @@ func (s *Storage) Store(batch *MetricsBatch) {
 		nodes[name] = next
 		if next.paired {
 			s.pairedNodes++
+		}
+		if !seen {
+			begun++
 		}
 	}
 
@@ -74,10 +78,12 @@ func (s *Storage) Store(batch *MetricsBatch) {
 		first := len(all)
 		for _, c := range pod.Containers {
 			prev, seen := find(before, c.Name)
-			next := s.followContainer(prev, seen, c.MetricsPoint)
+			next, anew := s.followContainer(prev, seen, c.MetricsPoint)
 			all = append(all, namedSeries{c.Name, next})
 			if next.paired {
 				s.pairedContainers++
+			} else if anew {
+				begun++
 			}
 		}
 		pods[ref] = all[first:len(all):len(all)]
@@ -88,6 +94,7 @@ func (s *Storage) Store(batch *MetricsBatch) {
 		klog.V(2).InfoS("Metric storage readiness changed (a rate needs two scrapes; nodes without pods, or the reverse, point at the kubelet)",
 			"nodeMetrics", nodeReady, "podMetrics", podReady)
 	}
+	return begun
 }
 
 // follow is the series once p arrives, given the series so far (seen false for none).
@@ -104,16 +111,17 @@ func follow(prev series, seen bool, p MetricsPoint) series {
 	return next
 }
 
-// followContainer is follow with what only containers do: start fresh, and restart.
-func (s *Storage) followContainer(prev series, seen bool, p MetricsPoint) series {
+// followContainer is follow with what only containers do: start fresh, and restart. anew says
+// the series begins with p (a container not seen before, or restarted).
+func (s *Storage) followContainer(prev series, seen bool, p MetricsPoint) (next series, anew bool) {
 	if age := p.Timestamp.Sub(p.StartTime); age >= minFreshWindow && age < s.resolution {
 		start := p
 		start.Timestamp, start.CumulativeCPUUsed = p.StartTime, 0
-		return series{newest: p, older: start, paired: true}
+		return series{newest: p, older: start, paired: true}, false
 	}
 	// A container that started after the stored point is a new one: its counter began again.
 	restarted := seen && !p.StartTime.Before(prev.newest.Timestamp)
-	return follow(prev, seen && !restarted, p)
+	return follow(prev, seen && !restarted, p), !seen || restarted
 }
 
 func find(cs []namedSeries, name string) (series, bool) {

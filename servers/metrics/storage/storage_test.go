@@ -261,3 +261,32 @@ func TestPodStorageContainers(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreCountsSeriesBegun: Store says how many series began with the batch (the metrics
+// server scrapes again at once for them): new nodes and containers, and restarted containers,
+// but not those that have a usage already, nor a container its start time pairs.
+func TestStoreCountsSeriesBegun(t *testing.T) {
+	pod1 := apitypes.NamespacedName{Namespace: "ns1", Name: "pod1"}
+	s := New(time.Minute)
+	early := start.Add(-time.Hour) // longer ago than the resolution: no pairing with the start
+	steps := []struct {
+		batch *MetricsBatch
+		want  int
+	}{
+		{&MetricsBatch{Nodes: map[string]MetricsPoint{"node1": point(early, 0, coreSecond, miByte)},
+			Pods: map[apitypes.NamespacedName]PodMetricsPoint{pod1: {Containers: []ContainerMetricsPoint{{"c1", point(early, 0, coreSecond, miByte)}}}}}, 2},
+		{&MetricsBatch{Nodes: map[string]MetricsPoint{"node1": point(early, time.Second, 2*coreSecond, miByte), "node2": point(early, time.Second, coreSecond, miByte)},
+			Pods: map[apitypes.NamespacedName]PodMetricsPoint{pod1: {Containers: []ContainerMetricsPoint{{"c1", point(early, time.Second, 2*coreSecond, miByte)}}}}}, 1},
+		// c1 restarted (it started after the last point), c2 started 20 s ago: its start pairs.
+		{&MetricsBatch{Nodes: map[string]MetricsPoint{"node1": point(early, 2*time.Second, 3*coreSecond, miByte), "node2": point(early, 2*time.Second, 2*coreSecond, miByte)},
+			Pods: map[apitypes.NamespacedName]PodMetricsPoint{pod1: {Containers: []ContainerMetricsPoint{
+				{"c1", point(start.Add(1500*time.Millisecond), 2*time.Second, coreSecond/10, miByte)},
+				{"c2", point(start.Add(-18*time.Second), 2*time.Second, coreSecond, miByte)},
+			}}}}, 1},
+	}
+	for i, step := range steps {
+		if got := s.Store(step.batch); got != step.want {
+			t.Errorf("batch %d: %d series begun, want %d", i, got, step.want)
+		}
+	}
+}

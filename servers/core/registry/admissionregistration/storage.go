@@ -21,7 +21,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	admissionvalidation "github.com/apichain/apichain/servers/core/validation/admissionregistration"
 )
 
 // Generation of the webhook configurations counts changes of the webhooks
@@ -35,8 +35,8 @@ var validatingWebhookConfigurations = &resource.Definition{
 	Categories:     []string{"api-extensions"},
 	Table:          printers.ValidatingWebhookConfiguration,
 	Generation:     true,
-	Validate:       resource.Check(validation.ValidateValidatingWebhookConfiguration),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateValidatingWebhookConfigurationUpdate),
+	Validate:       resource.Check(admissionvalidation.ValidateValidatingWebhookConfiguration),
+	ValidateUpdate: resource.CheckUpdate(admissionvalidation.ValidateValidatingWebhookConfigurationUpdate),
 }
 
 var mutatingWebhookConfigurations = &resource.Definition{
@@ -46,8 +46,8 @@ var mutatingWebhookConfigurations = &resource.Definition{
 	Categories:     []string{"api-extensions"},
 	Table:          printers.MutatingWebhookConfiguration,
 	Generation:     true,
-	Validate:       resource.Check(validation.ValidateMutatingWebhookConfiguration),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateMutatingWebhookConfigurationUpdate),
+	Validate:       resource.Check(admissionvalidation.ValidateMutatingWebhookConfiguration),
+	ValidateUpdate: resource.CheckUpdate(admissionvalidation.ValidateMutatingWebhookConfigurationUpdate),
 }
 
 // validatingAdmissionPolicies have a /status written by the type-checking controller of
@@ -60,9 +60,9 @@ var validatingAdmissionPolicies = &resource.Definition{
 	Table:                printers.ValidatingAdmissionPolicy,
 	Status:               true,
 	Generation:           true,
-	Validate:             resource.Check(validation.ValidateValidatingAdmissionPolicy),
-	ValidateUpdate:       resource.CheckUpdate(validation.ValidateValidatingAdmissionPolicyUpdate),
-	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidateValidatingAdmissionPolicyStatusUpdate),
+	Validate:             resource.Check(admissionvalidation.ValidateValidatingAdmissionPolicy),
+	ValidateUpdate:       resource.CheckUpdate(admissionvalidation.ValidateValidatingAdmissionPolicyUpdate),
+	ValidateStatusUpdate: resource.CheckUpdate(admissionvalidation.ValidateValidatingAdmissionPolicyStatusUpdate),
 }
 
 var validatingAdmissionPolicyBindings = &resource.Definition{
@@ -72,8 +72,8 @@ var validatingAdmissionPolicyBindings = &resource.Definition{
 	Categories:     []string{"api-extensions"},
 	Table:          printers.ValidatingAdmissionPolicyBinding,
 	Generation:     true,
-	Validate:       resource.Check(validation.ValidateValidatingAdmissionPolicyBinding),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateValidatingAdmissionPolicyBindingUpdate),
+	Validate:       resource.Check(admissionvalidation.ValidateValidatingAdmissionPolicyBinding),
+	ValidateUpdate: resource.CheckUpdate(admissionvalidation.ValidateValidatingAdmissionPolicyBindingUpdate),
 }
 
 var mutatingAdmissionPolicies = &resource.Definition{
@@ -83,8 +83,8 @@ var mutatingAdmissionPolicies = &resource.Definition{
 	Categories:     []string{"api-extensions"},
 	Table:          printers.MutatingAdmissionPolicy,
 	Generation:     true,
-	Validate:       resource.Check(validation.ValidateMutatingAdmissionPolicy),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateMutatingAdmissionPolicyUpdate),
+	Validate:       resource.Check(admissionvalidation.ValidateMutatingAdmissionPolicy),
+	ValidateUpdate: resource.CheckUpdate(admissionvalidation.ValidateMutatingAdmissionPolicyUpdate),
 }
 
 var mutatingAdmissionPolicyBindings = &resource.Definition{
@@ -94,8 +94,8 @@ var mutatingAdmissionPolicyBindings = &resource.Definition{
 	Categories:     []string{"api-extensions"},
 	Table:          printers.MutatingAdmissionPolicyBinding,
 	Generation:     true,
-	Validate:       resource.Check(validation.ValidateMutatingAdmissionPolicyBinding),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateMutatingAdmissionPolicyBindingUpdate),
+	Validate:       resource.Check(admissionvalidation.ValidateMutatingAdmissionPolicyBinding),
+	ValidateUpdate: resource.CheckUpdate(admissionvalidation.ValidateMutatingAdmissionPolicyBindingUpdate),
 }
 
 // definitions are the group's resources, each declared once, in kube-apiserver's order.

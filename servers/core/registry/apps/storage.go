@@ -5,6 +5,7 @@ package apps
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -17,7 +18,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	validation "github.com/apichain/apichain/servers/core/validation/apps"
 )
 
 // definitions are the group's resources, each declared once.
@@ -112,7 +113,10 @@ var statefulSets = &resource.Definition{
 	},
 	PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) {
 		sts, oldSTS := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
+		// Both sides, so that a set stored with the types (as an earlier version of the chain
+		// could store it) still compares equal and stays updatable.
 		setVolumeClaimTemplateTypes(sts, "", "")
+		setVolumeClaimTemplateTypes(oldSTS, "", "")
 		if !apiequality.Semantic.DeepEqual(sts.Spec, oldSTS.Spec) {
 			sts.Generation = oldSTS.Generation + 1
 		}
@@ -123,7 +127,9 @@ var statefulSets = &resource.Definition{
 		setVolumeClaimTemplateTypes(obj.(*appsv1.StatefulSet), "v1", "PersistentVolumeClaim")
 	},
 	PrepareForStatusUpdate: func(ctx context.Context, obj, old runtime.Object) {
-		obj.(*appsv1.StatefulSet).Spec = old.(*appsv1.StatefulSet).Spec
+		sts := obj.(*appsv1.StatefulSet)
+		sts.Spec = old.(*appsv1.StatefulSet).Spec
+		setVolumeClaimTemplateTypes(sts, "", "")
 	},
 	Scale: &resource.Scale{
 		Replicas: func(obj runtime.Object) (int32, int32, string, error) {
@@ -137,8 +143,12 @@ var statefulSets = &resource.Definition{
 	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidateStatefulSetStatusUpdate),
 }
 
-// setVolumeClaimTemplateTypes sets the apiVersion and kind of a StatefulSet's volume claim templates.
+// setVolumeClaimTemplateTypes sets the apiVersion and kind of a StatefulSet's volume claim
+// templates. It writes to a copy of the slice: an object read through the watch cache shares
+// its slices with the cached one (and a watch event's object is the cached one), which must
+// keep the types cleared, or the next update would store them and then find them changed.
 func setVolumeClaimTemplateTypes(sts *appsv1.StatefulSet, apiVersion, kind string) {
+	sts.Spec.VolumeClaimTemplates = slices.Clone(sts.Spec.VolumeClaimTemplates)
 	for i := range sts.Spec.VolumeClaimTemplates {
 		sts.Spec.VolumeClaimTemplates[i].APIVersion = apiVersion
 		sts.Spec.VolumeClaimTemplates[i].Kind = kind
@@ -158,12 +168,12 @@ var daemonSets = &resource.Definition{
 	PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 		ds := obj.(*appsv1.DaemonSet)
 		ds.Generation = 1
-		setTemplateGeneration(ds, max(validation.DaemonSetTemplateGeneration(ds), 1))
+		setTemplateGeneration(ds, max(validation.TemplateGeneration(ds), 1))
 	},
 	PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) {
 		ds, oldDS := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
 		// update is not allowed to set TemplateGeneration
-		oldGeneration := validation.DaemonSetTemplateGeneration(oldDS)
+		oldGeneration := validation.TemplateGeneration(oldDS)
 		setTemplateGeneration(ds, oldGeneration)
 		// Any changes to the spec increment the generation number; template changes the
 		// template generation too.
@@ -179,7 +189,7 @@ var daemonSets = &resource.Definition{
 	PrepareForStatusUpdate: func(ctx context.Context, obj, old runtime.Object) {
 		ds, oldDS := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
 		ds.Spec = oldDS.Spec
-		setTemplateGeneration(ds, validation.DaemonSetTemplateGeneration(oldDS)) // part of the spec upstream
+		setTemplateGeneration(ds, validation.TemplateGeneration(oldDS)) // part of the spec upstream
 	},
 	Validate:             resource.Check(validation.ValidateDaemonSet),
 	ValidateUpdate:       resource.CheckUpdate(validation.ValidateDaemonSetUpdate),
@@ -199,7 +209,7 @@ var controllerRevisions = &resource.Definition{
 	New:            func() runtime.Object { return &appsv1.ControllerRevision{} },
 	NewList:        func() runtime.Object { return &appsv1.ControllerRevisionList{} },
 	Table:          printers.ControllerRevision,
-	Validate:       resource.Check(validation.ValidateControllerRevisionCreate),
+	Validate:       resource.Check(validation.ValidateControllerRevision),
 	ValidateUpdate: resource.CheckUpdate(validation.ValidateControllerRevisionUpdate),
 }
 

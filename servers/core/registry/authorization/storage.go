@@ -24,7 +24,7 @@ import (
 
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	authzvalidation "github.com/apichain/apichain/servers/core/validation/authorization"
 )
 
 // AddToScheme registers the authorization.k8s.io/v1 types.
@@ -94,7 +94,7 @@ func subjectAccessReview(a authorizer.UnconditionalAuthorizer) func(context.Cont
 		if !ok {
 			return apierrors.NewBadRequest(fmt.Sprintf("not a SubjectAccessReview: %T", obj))
 		}
-		if errs := validation.ValidateSubjectAccessReview(sar); len(errs) > 0 {
+		if errs := authzvalidation.ValidateSubjectAccessReview(sar); len(errs) > 0 {
 			return apierrors.NewInvalid(authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview").GroupKind(), "", errs)
 		}
 		sar.Status = decide(ctx, a, attributesFrom(sar.Spec))
@@ -108,7 +108,7 @@ func localSubjectAccessReview(a authorizer.UnconditionalAuthorizer) func(context
 		if !ok {
 			return apierrors.NewBadRequest(fmt.Sprintf("not a LocalSubjectAccessReview: %T", obj))
 		}
-		if errs := validation.ValidateLocalSubjectAccessReview(sar); len(errs) > 0 {
+		if errs := authzvalidation.ValidateLocalSubjectAccessReview(sar); len(errs) > 0 {
 			return apierrors.NewInvalid(authorizationv1.SchemeGroupVersion.WithKind("LocalSubjectAccessReview").GroupKind(), "", errs)
 		}
 		ns := genericapirequest.NamespaceValue(ctx)
@@ -129,7 +129,7 @@ func selfSubjectAccessReview(a authorizer.UnconditionalAuthorizer) func(context.
 		if !ok {
 			return apierrors.NewBadRequest(fmt.Sprintf("not a SelfSubjectAccessReview: %T", obj))
 		}
-		if errs := validation.ValidateSelfSubjectAccessReview(sar); len(errs) > 0 {
+		if errs := authzvalidation.ValidateSelfSubjectAccessReview(sar); len(errs) > 0 {
 			return apierrors.NewInvalid(authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview").GroupKind(), "", errs)
 		}
 		u, ok := genericapirequest.UserFrom(ctx)

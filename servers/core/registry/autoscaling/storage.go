@@ -19,7 +19,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	validation "github.com/apichain/apichain/servers/core/validation/autoscaling"
 )
 
 // definitions are the group's resources, each declared once.

@@ -20,7 +20,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	csrvalidation "github.com/apichain/apichain/servers/core/validation/certificates"
 )
 
 // csrs follows pkg/registry/certificates/certificates/strategy.go: the requester's identity
@@ -57,8 +57,8 @@ var csrs = &resource.Definition{
 		csr.Spec = oldCSR.Spec
 		csr.Status = oldCSR.Status
 	},
-	Validate:       resource.Check(validation.ValidateCertificateSigningRequestCreate),
-	ValidateUpdate: resource.CheckUpdate(validation.ValidateCertificateSigningRequestUpdate),
+	Validate:       resource.Check(csrvalidation.ValidateCertificateSigningRequest),
+	ValidateUpdate: resource.CheckUpdate(csrvalidation.ValidateCertificateSigningRequestUpdate),
 }
 
 // Provider is the certificates.k8s.io group: the plain Definition plus the two subresources
@@ -90,13 +90,13 @@ func (p Provider) NewRESTStorage(scheme *runtime.Scheme, codecs serializer.Codec
 	m["certificatesigningrequests/status"] = resource.UpdateOnly(store, &csrUpdates{
 		mainStrategy: store.UpdateStrategy.(mainStrategy),
 		keep:         keepForStatus,
-		validate:     validation.ValidateCertificateSigningRequestStatusUpdate,
+		validate:     csrvalidation.ValidateCertificateSigningRequestStatusUpdate,
 		ignoring:     resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "conditions")),
 	})
 	m["certificatesigningrequests/approval"] = resource.UpdateOnly(store, &csrUpdates{
 		mainStrategy: store.UpdateStrategy.(mainStrategy),
 		keep:         keepForApproval,
-		validate:     validation.ValidateCertificateSigningRequestApprovalUpdate,
+		validate:     csrvalidation.ValidateCertificateSigningRequestApprovalUpdate,
 		ignoring:     resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "certificate")),
 	})
 	return info, nil

@@ -34,7 +34,7 @@ import (
 	"github.com/apichain/apichain/internal/etcdstorage"
 	"github.com/apichain/apichain/servers/core/registry/policy"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	validation "github.com/apichain/apichain/servers/core/validation/policy"
 )
 
 var evictionKind = policyv1.SchemeGroupVersion.WithKind("Eviction")

@@ -11,7 +11,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	validation "github.com/apichain/apichain/servers/core/validation/networking"
 )
 
 // ingresses follows pkg/registry/networking/ingress (strategy.go; kube-apiserver keeps them

@@ -19,7 +19,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	validation "github.com/apichain/apichain/servers/core/validation/rbac"
 )
 
 // The group's resources, as kubernetes pkg/registry/rbac/<resource>/strategy.go declare them:

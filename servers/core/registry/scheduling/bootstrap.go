@@ -11,7 +11,7 @@ import (
 	schedulingclient "k8s.io/client-go/kubernetes/typed/scheduling/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/apichain/apichain/servers/core/validation"
+	validation "github.com/apichain/apichain/servers/core/validation/scheduling"
 )
 
 // PostStartHookName is kube-apiserver's name for the hook that creates the system priority
@@ -27,7 +27,7 @@ func BootstrapSystemPriorityClasses(hc genericapiserver.PostStartHookContext) er
 		return err
 	}
 	err = wait.PollUntilContextCancel(hc, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		for _, pc := range validation.SystemPriorityClasses() {
+		for _, pc := range validation.SystemClasses() {
 			_, err := client.PriorityClasses().Get(ctx, pc.Name, metav1.GetOptions{})
 			if err == nil {
 				continue

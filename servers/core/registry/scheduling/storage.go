@@ -12,7 +12,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	validation "github.com/apichain/apichain/servers/core/validation/scheduling"
 )
 
 // priorityClasses follows pkg/registry/scheduling/priorityclass: generation is 1 from the start

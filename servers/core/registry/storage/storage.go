@@ -9,7 +9,7 @@ import (
 	"github.com/apichain/apichain/servers/core/printers"
 	"github.com/apichain/apichain/servers/core/registry"
 	"github.com/apichain/apichain/servers/core/resource"
-	"github.com/apichain/apichain/servers/core/validation"
+	validation "github.com/apichain/apichain/servers/core/validation/storage"
 )
 
 // storageClasses follows pkg/registry/storage/storageclass (strategy.go): no generation, no

@@ -13,7 +13,7 @@ import (
 func TestLease(t *testing.T) {
 	lease := func(spec coordinationv1.LeaseSpec) *coordinationv1.Lease {
 		l := &coordinationv1.Lease{}
-		validationtest.Decode(t, `metadata: {name: l, namespace: ns, resourceVersion: "1"}`, l)
+		validationtest.Decode(t, l, `metadata: {name: l, namespace: ns, resourceVersion: "1"}`)
 		l.Spec = spec
 		return l
 	}
@@ -48,10 +48,8 @@ func TestLease(t *testing.T) {
 }
 
 func TestCorpus(t *testing.T) {
-	kinds := map[string]validationtest.Kind{"Lease": validationtest.KindOf(ValidateLease, ValidateLeaseUpdate, nil)}
-	if ran := validationtest.RunCorpus(t, kinds, nil); ran < 6 {
-		t.Errorf("ran %d cases; the corpus has 6 Lease cases", ran)
-	}
+	kinds := map[string]validationtest.Kind{"Lease": validationtest.Of(ValidateLease, ValidateLeaseUpdate)}
+	validationtest.Corpus(t, kinds, 6, nil)
 	l := &coordinationv1.Lease{}
 	if err := json.Unmarshal(validationtest.ReadReference(t, "defaulted/lease.json"), l); err != nil {
 		t.Fatal(err)

@@ -13,11 +13,11 @@ import (
 func TestConfigMap(t *testing.T) {
 	cm := func(doc string) *corev1.ConfigMap {
 		c := &corev1.ConfigMap{}
-		validationtest.Decode(t, `{metadata: {name: cm, namespace: ns, resourceVersion: "1"}, `+doc+`}`, c)
+		validationtest.Decode(t, c, `{metadata: {name: cm, namespace: ns, resourceVersion: "1"}, `+doc+`}`)
 		return c
 	}
 	validationtest.Expect(t, "valid", ValidateConfigMap(cm(`data: {a.txt: x}, binaryData: {b: eA==}`)))
-	validationtest.Expect(t, "keys", ValidateConfigMap(cm(`data: {a: x, "bad key": y}, binaryData: {a: eA==, "b/c": eA==}`)),
+	validationtest.Expect(t, "keys", ValidateConfigMap(cm(`data: {a: x, "bad key": "y"}, binaryData: {a: eA==, "b/c": eA==}`)),
 		`data[a]: Invalid value: "a": duplicate of key present in binaryData`,
 		`data[bad key]: Invalid value: "bad key": a valid config key must consist of alphanumeric characters, '-', '_' or '.'`,
 		`binaryData[b/c]: Invalid value: "b/c": a valid config key must consist of alphanumeric characters`)
@@ -38,7 +38,7 @@ func TestConfigMap(t *testing.T) {
 func TestSecret(t *testing.T) {
 	secret := func(typ corev1.SecretType, data ...string) *corev1.Secret {
 		s := &corev1.Secret{}
-		validationtest.Decode(t, `{metadata: {name: s, namespace: ns, resourceVersion: "1"}}`, s)
+		validationtest.Decode(t, s, `{metadata: {name: s, namespace: ns, resourceVersion: "1"}}`)
 		s.Type = typ
 		for i := 0; i+1 < len(data); i += 2 {
 			if s.Data == nil {
@@ -80,7 +80,7 @@ func TestSecret(t *testing.T) {
 
 func TestServiceAccount(t *testing.T) {
 	sa := &corev1.ServiceAccount{}
-	validationtest.Decode(t, `metadata: {name: Robot, namespace: ns, finalizers: [mine]}`, sa)
+	validationtest.Decode(t, sa, `metadata: {name: Robot, namespace: ns, finalizers: [mine]}`)
 	validationtest.Expect(t, "invalid", ValidateServiceAccount(sa),
 		`metadata.name: Invalid value: "Robot": a lowercase RFC 1123 subdomain`,
 		`metadata.finalizers[0]: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified`)

@@ -11,7 +11,7 @@ import (
 func TestEndpoints(t *testing.T) {
 	ep := func(subsets string) *corev1.Endpoints {
 		e := &corev1.Endpoints{}
-		validationtest.Decode(t, `{metadata: {name: svc, namespace: ns, resourceVersion: "1"}, subsets: `+subsets+`}`, e)
+		validationtest.Decode(t, e, `{metadata: {name: svc, namespace: ns, resourceVersion: "1"}, subsets: `+subsets+`}`)
 		return e
 	}
 	for _, tc := range []struct {

@@ -12,7 +12,7 @@ import (
 func TestNamespace(t *testing.T) {
 	ns := func(doc string) *corev1.Namespace {
 		n := &corev1.Namespace{}
-		validationtest.Decode(t, doc, n)
+		validationtest.Decode(t, n, doc)
 		return n
 	}
 	validationtest.Expect(t, "valid", ValidateNamespace(ns(`metadata: {name: team-a}`)))

@@ -13,13 +13,13 @@ import (
 // node is a valid, defaulted Node as a kubelet registers it, changed by edit.
 func node(t *testing.T, edit func(*corev1.Node)) *corev1.Node {
 	n := &corev1.Node{}
-	validationtest.Decode(t, `
+	validationtest.Decode(t, n, `
 metadata: {name: n1, resourceVersion: "1"}
 spec: {podCIDRs: [10.244.0.0/24, "fd00::/64"], providerID: "kind://n1", taints: [{key: a, value: b, effect: NoSchedule}, {key: a, effect: NoExecute}]}
 status:
   capacity: {cpu: "4", memory: 8Gi, pods: "110", example.com/gpu: "2"}
   addresses: [{type: InternalIP, address: 10.0.0.1}, {type: Hostname, address: n1}]
-  declaredFeatures: [Alpha, Beta/sub]`, n)
+  declaredFeatures: [Alpha, Beta/sub]`)
 	if edit != nil {
 		edit(n)
 	}

@@ -12,7 +12,7 @@ import (
 func TestResourceQuota(t *testing.T) {
 	quota := func(spec string) *corev1.ResourceQuota {
 		q := &corev1.ResourceQuota{}
-		validationtest.Decode(t, `{metadata: {name: rq, namespace: ns, resourceVersion: "1"}, spec: `+spec+`}`, q)
+		validationtest.Decode(t, q, `{metadata: {name: rq, namespace: ns, resourceVersion: "1"}, spec: `+spec+`}`)
 		return q
 	}
 	for _, tc := range []struct {
@@ -66,7 +66,7 @@ func TestResourceQuota(t *testing.T) {
 func TestLimitRange(t *testing.T) {
 	lr := func(limits string) *corev1.LimitRange {
 		l := &corev1.LimitRange{}
-		validationtest.Decode(t, `{metadata: {name: lr, namespace: ns}, spec: {limits: `+limits+`}}`, l)
+		validationtest.Decode(t, l, `{metadata: {name: lr, namespace: ns}, spec: {limits: `+limits+`}}`)
 		return l
 	}
 	for _, tc := range []struct {

@@ -12,14 +12,14 @@ import (
 // rc is a valid, defaulted ReplicationController, changed by edit.
 func rc(t *testing.T, edit func(*corev1.ReplicationController)) *corev1.ReplicationController {
 	c := &corev1.ReplicationController{}
-	validationtest.Decode(t, `
+	validationtest.Decode(t, c, `
 metadata: {name: rc, namespace: ns, resourceVersion: "1"}
 spec:
   replicas: 1
   selector: {app: a}
   template:
     metadata: {labels: {app: a}}
-    spec: {containers: [{name: c, image: "nginx:1.27"}]}`, c)
+    spec: {containers: [{name: c, image: "nginx:1.27"}]}`)
 	if edit != nil {
 		edit(c)
 		validationtest.Scheme.Default(c)
@@ -59,7 +59,7 @@ func TestReplicationController(t *testing.T) {
 		}},
 	} {
 		c := rc(t, tc.edit)
-		validationtest.Expect(t, tc.name, validationtest.Declared(t, c, nil, ValidateReplicationController(c)), tc.want...)
+		validationtest.Expect(t, tc.name, validationtest.Merged(t, c, nil, ValidateReplicationController(c)), tc.want...)
 	}
 
 	old := rc(t, nil)

@@ -14,9 +14,9 @@ import (
 // cluster IP allocated), changed by edit and defaulted again.
 func service(t *testing.T, edit func(*corev1.Service)) *corev1.Service {
 	svc := &corev1.Service{}
-	validationtest.Decode(t, `
+	validationtest.Decode(t, svc, `
 metadata: {name: svc, namespace: ns, resourceVersion: "1"}
-spec: {selector: {app: a}, ports: [{port: 80}], clusterIP: 10.0.0.1, clusterIPs: [10.0.0.1], ipFamilies: [IPv4], ipFamilyPolicy: SingleStack}`, svc)
+spec: {selector: {app: a}, ports: [{port: 80}], clusterIP: 10.0.0.1, clusterIPs: [10.0.0.1], ipFamilies: [IPv4], ipFamilyPolicy: SingleStack}`)
 	if edit != nil {
 		edit(svc)
 		validationtest.Scheme.Default(svc)

@@ -15,11 +15,11 @@ import (
 // slice is a valid, defaulted EndpointSlice with one endpoint and one port, changed by edit.
 func newSlice(t *testing.T, edit func(*discoveryv1.EndpointSlice)) *discoveryv1.EndpointSlice {
 	es := &discoveryv1.EndpointSlice{}
-	validationtest.Decode(t, `
+	validationtest.Decode(t, es, `
 metadata: {name: es, namespace: ns, resourceVersion: "1"}
 addressType: IPv4
 endpoints: [{addresses: [10.1.2.3], nodeName: n1, hostname: h}]
-ports: [{name: http, port: 80}]`, es)
+ports: [{name: http, port: 80}]`)
 	if edit != nil {
 		edit(es)
 		validationtest.Scheme.Default(es)
@@ -90,7 +90,7 @@ func TestEndpointSlice(t *testing.T) {
 		}},
 	} {
 		es := newSlice(t, tc.edit)
-		validationtest.Expect(t, tc.name, validationtest.Declared(t, es, nil, ValidateEndpointSlice(es)), tc.want...)
+		validationtest.Expect(t, tc.name, validationtest.Merged(t, es, nil, ValidateEndpointSlice(es)), tc.want...)
 	}
 
 	old := newSlice(t, nil)
@@ -99,17 +99,15 @@ func TestEndpointSlice(t *testing.T) {
 		es.Endpoints[0].Addresses = []string{"fd00::1"}
 	})
 	validationtest.Expect(t, "the address type stays: the generated error",
-		validationtest.Declared(t, changed, old, ValidateEndpointSliceUpdate(changed, old)), "addressType: Invalid value: null: field is immutable")
+		validationtest.Merged(t, changed, old, ValidateEndpointSliceUpdate(changed, old)), "addressType: Invalid value: null: field is immutable")
 	stale := newSlice(t, func(es *discoveryv1.EndpointSlice) { es.Endpoints[0].Addresses = []string{"127.0.0.1"} })
 	validationtest.Expect(t, "unchanged endpoints are not checked again",
 		ValidateEndpointSliceUpdate(stale.DeepCopy(), stale))
 }
 
 func TestCorpus(t *testing.T) {
-	kinds := map[string]validationtest.Kind{"EndpointSlice": validationtest.KindOf(ValidateEndpointSlice, ValidateEndpointSliceUpdate, nil)}
-	if ran := validationtest.RunCorpus(t, kinds, nil); ran < 7 {
-		t.Errorf("ran %d cases; the corpus has 7 EndpointSlice cases", ran)
-	}
+	kinds := map[string]validationtest.Kind{"EndpointSlice": validationtest.Of(ValidateEndpointSlice, ValidateEndpointSliceUpdate)}
+	validationtest.Corpus(t, kinds, 7, nil)
 	es := &discoveryv1.EndpointSlice{}
 	if err := json.Unmarshal(validationtest.ReadReference(t, "defaulted/endpointslice.json"), es); err != nil {
 		t.Fatal(err)

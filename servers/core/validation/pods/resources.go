@@ -16,8 +16,8 @@ import (
 // declares.
 func (s *podSpec) containerResources(path *field.Path, r *corev1.ResourceRequirements) field.ErrorList {
 	return join(
-		resourceList(path.Child("limits"), r.Limits, containerResourceName),
-		resourceList(path.Child("requests"), r.Requests, containerResourceName),
+		resourceList(path.Child("limits"), r.Limits, ContainerResourceName),
+		resourceList(path.Child("requests"), r.Requests, ContainerResourceName),
 		requestsWithinLimits(path, r),
 		hugePagesNeedCPUOrMemory(path, r),
 		s.claimRefs(path.Child("claims"), r.Claims),
@@ -185,9 +185,10 @@ var (
 	}, containerResources...)
 )
 
-// containerResourceName: what a container may request: cpu, memory, ephemeral-storage, huge
-// pages, or an extended resource with a domain ("example.com/gpu").
-func containerResourceName(path *field.Path, name corev1.ResourceName) field.ErrorList {
+// ContainerResourceName: what a container may request (and an autoscaler may scale on): cpu,
+// memory, ephemeral-storage, huge pages, or an extended resource with a domain
+// ("example.com/gpu").
+func ContainerResourceName(path *field.Path, name corev1.ResourceName) field.ErrorList {
 	n := string(name)
 	errs := validation.QualifiedName(path, n)
 	_, isHugePage := hugePageSize(name)

@@ -71,7 +71,7 @@ func (s *podSpec) validate(path *field.Path) field.ErrorList {
 		ifSetPtr(path.Child("preemptionPolicy"), s.PreemptionPolicy, func(p *field.Path, v corev1.PreemptionPolicy) field.ErrorList {
 			return validation.OneOf(p, v, corev1.PreemptLowerPriority, corev1.PreemptNever)
 		}),
-		resourceList(path.Child("overhead"), s.Overhead, containerResourceName),
+		resourceList(path.Child("overhead"), s.Overhead, ContainerResourceName),
 		s.topologySpread(path.Child("topologySpreadConstraints")),
 		s.osRules(path),
 		s.userNamespace(path),

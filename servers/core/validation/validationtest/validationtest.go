@@ -1,7 +1,9 @@
 // Package validationtest holds what the tests of Core's validation packages share: objects
-// decoded and defaulted as Core has them when it validates, expectations on field errors, the
-// merge with the generated declarative rules that a client sees, and kube-apiserver's
-// validation corpus run straight through a package's functions. Tests only.
+// decoded and defaulted as Core sees them, errors compared as kube-apiserver prints them, the
+// merge with the generated declarative rules, and kube-apiserver's validation corpus run
+// straight through a package's functions.
+//
+// It is imported only by tests (servers/core/validation/<group>/*_test.go).
 package validationtest
 
 import (
@@ -9,7 +11,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,7 +21,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -31,11 +32,11 @@ import (
 	"github.com/apichain/apichain/servers/core/validation/declarative"
 )
 
-// Scheme defaults objects as Core does before it validates them, and knows the declarative
-// rules of every kind.
-var Scheme = func() *k8sruntime.Scheme {
-	s := k8sruntime.NewScheme()
-	for _, add := range []func(*k8sruntime.Scheme) error{clientgoscheme.AddToScheme, defaults.RegisterDefaults, declarative.AddToScheme} {
+// Scheme knows every kind Core serves, defaults objects as Core does before it validates
+// them, and knows the generated declarative rules of every kind.
+var Scheme = func() *kruntime.Scheme {
+	s := kruntime.NewScheme()
+	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, defaults.RegisterDefaults, declarative.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err)
 		}
@@ -43,13 +44,68 @@ var Scheme = func() *k8sruntime.Scheme {
 	return s
 }()
 
-// Decode reads YAML (or JSON) into obj and defaults it.
-func Decode(t testing.TB, doc string, obj k8sruntime.Object) {
+// Reference is the directory of the repository's copy of kube-apiserver's observed behaviour
+// (servers/chain/testdata/reference).
+func Reference() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "chain", "testdata", "reference")
+}
+
+// ReadReference reads a file of the reference, such as defaulted/node.json.
+func ReadReference(t testing.TB, name string) []byte {
 	t.Helper()
-	if err := yaml.Unmarshal([]byte(doc), obj); err != nil {
-		t.Fatalf("decoding %q: %v", doc, err)
+	raw, err := os.ReadFile(filepath.Join(Reference(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// Decode reads YAML (or JSON) documents into obj and defaults it, as Core does before it
+// validates. Each document is laid over the ones before it as a JSON merge patch would be:
+// maps merge, anything else (lists included) is replaced, null removes.
+func Decode(t testing.TB, obj kruntime.Object, docs ...string) {
+	t.Helper()
+	if len(docs) == 1 {
+		// Straight into the type, so that YAML scalars read as its fields' types ("y" a string).
+		if err := yaml.Unmarshal([]byte(docs[0]), obj); err != nil {
+			t.Fatalf("decoding %q: %v", docs[0], err)
+		}
+		Scheme.Default(obj)
+		return
+	}
+	var merged interface{}
+	for _, doc := range docs {
+		var v interface{}
+		if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
+			t.Fatalf("decoding %q: %v", doc, err)
+		}
+		merged = overlay(merged, v)
+	}
+	raw, err := json.Marshal(merged)
+	if err == nil {
+		err = json.Unmarshal(raw, obj)
+	}
+	if err != nil {
+		t.Fatalf("decoding %s: %v", raw, err)
 	}
 	Scheme.Default(obj)
+}
+
+func overlay(base, top interface{}) interface{} {
+	b, bok := base.(map[string]interface{})
+	m, mok := top.(map[string]interface{})
+	if !bok || !mok {
+		return top
+	}
+	for k, v := range m {
+		if v == nil {
+			delete(b, k)
+		} else {
+			b[k] = overlay(b[k], v)
+		}
+	}
+	return b
 }
 
 // Expect compares errs with want, in order: each wanted string is the start of the error as
@@ -69,9 +125,9 @@ func Expect(t testing.TB, name string, errs field.ErrorList, want ...string) {
 	}
 }
 
-// Declared is what a client gets for obj (old is nil on create): errs, a package's errors,
-// merged by k8s.io/apiserver with the generated declarative rules of obj's kind.
-func Declared(t testing.TB, obj, old k8sruntime.Object, errs field.ErrorList) field.ErrorList {
+// Merged is what a client gets from Core for obj (old is nil on create): errs, the handwritten
+// errors, merged by k8s.io/apiserver with the generated declarative rules of obj's kind.
+func Merged(t testing.TB, obj, old kruntime.Object, errs field.ErrorList) field.ErrorList {
 	t.Helper()
 	gvks, _, err := Scheme.ObjectKinds(obj)
 	if err != nil {
@@ -85,56 +141,44 @@ func Declared(t testing.TB, obj, old k8sruntime.Object, errs field.ErrorList) fi
 	return rest.ValidateDeclarativelyWithMigrationChecks(ctx, Scheme, obj, old, errs, op, rest.DeclarativeValidationConfig{Options: declarative.Options()})
 }
 
-// Kind is one kind of a package under test: a new object, its create and update validation,
-// and what the registry does to it before validating (nil: nothing).
+// Kind is one kind's validation as its registry calls it. Prepare, when set, does what the
+// registry does to an object before it validates it (old is nil on create): a Job's
+// generated selector, a Secret's stringData, a Service's allocated IPs.
 type Kind struct {
-	New     func() k8sruntime.Object
-	Create  func(k8sruntime.Object) field.ErrorList
-	Update  func(obj, old k8sruntime.Object) field.ErrorList
-	Prepare func(obj, old k8sruntime.Object)
+	New     func() kruntime.Object
+	Create  func(kruntime.Object) field.ErrorList
+	Update  func(obj, old kruntime.Object) field.ErrorList
+	Prepare func(obj, old kruntime.Object)
 }
 
-// KindOf makes a Kind of typed functions; prepare may be nil.
-func KindOf[T k8sruntime.Object](create func(T) field.ErrorList, update func(obj, old T) field.ErrorList, prepare func(obj, old T)) Kind {
+// Of is the Kind of the validation functions of one type, with at most one preparation.
+func Of[E any, T interface {
+	*E
+	kruntime.Object
+}](create func(T) field.ErrorList, update func(obj, old T) field.ErrorList, prepare ...func(obj, old T)) Kind {
 	k := Kind{
-		New:    func() k8sruntime.Object { return reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T) },
-		Create: func(o k8sruntime.Object) field.ErrorList { return create(o.(T)) },
-		Update: func(o, old k8sruntime.Object) field.ErrorList { return update(o.(T), old.(T)) },
+		New:    func() kruntime.Object { return T(new(E)) },
+		Create: func(o kruntime.Object) field.ErrorList { return create(o.(T)) },
+		Update: func(o, old kruntime.Object) field.ErrorList { return update(o.(T), old.(T)) },
 	}
-	if prepare != nil {
-		k.Prepare = func(o, old k8sruntime.Object) {
+	if len(prepare) > 0 {
+		k.Prepare = func(o, old kruntime.Object) {
 			var oldT T
 			if old != nil {
 				oldT = old.(T)
 			}
-			prepare(o.(T), oldT)
+			prepare[0](o.(T), oldT)
 		}
 	}
 	return k
 }
 
-// reference is the repository's copy of kube-apiserver's observed behaviour.
-func reference() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "../../../chain/testdata/reference")
-}
-
-// ReadReference reads a file of the reference, such as defaulted/node.json.
-func ReadReference(t testing.TB, name string) []byte {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(reference(), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
-}
-
-// RunCorpus sends kube-apiserver's validation corpus cases of kinds (but those in skip, each
-// with why) through their functions, merged with the declarative rules and followed by the
-// generic metadata check as k8s.io/apiserver does: an accepted object has no errors, a
-// rejected one the same causes (field and type). It returns how many cases ran.
-// servers/chain's TestValidationCorpus sends them through a running chain.
-func RunCorpus(t *testing.T, kinds map[string]Kind, skip map[string]string) int {
+// Corpus runs kube-apiserver's validation corpus cases of kinds (but those in skip, each with
+// why) straight through their functions, merged with the declarative rules and with the
+// generic metadata checks k8s.io/apiserver adds: an accepted object has no errors, a rejected
+// one the same causes (field and type, in any order). It fails if fewer than min cases ran.
+// servers/chain's TestValidationCorpus sends the same cases through a running chain.
+func Corpus(t *testing.T, kinds map[string]Kind, min int, skip map[string]string) {
 	var corpus struct {
 		Cases []struct {
 			Name           string
@@ -151,8 +195,8 @@ func RunCorpus(t *testing.T, kinds map[string]Kind, skip map[string]string) int 
 	}
 	ran := 0
 	for _, tc := range corpus.Cases {
-		kind, _, _ := strings.Cut(tc.Name, "/")
-		k, ok := kinds[kind]
+		name, _, _ := strings.Cut(tc.Name, "/")
+		kind, ok := kinds[name]
 		if !ok || tc.Expect.Code == 403 { // 403: refused by admission, not validation
 			continue
 		}
@@ -162,44 +206,50 @@ func RunCorpus(t *testing.T, kinds map[string]Kind, skip map[string]string) int 
 		}
 		ran++
 		t.Run(tc.Name, func(t *testing.T) {
-			obj := k.New()
-			Decode(t, string(tc.Object), obj)
+			obj := kind.New()
+			Decode(t, obj, string(tc.Object))
 			if m := obj.(metav1.Object); m.GetName() == "" && m.GetGenerateName() != "" {
 				m.SetName(m.GetGenerateName() + "x7k2q") // as the apiserver does before validating
 			}
-			if k.Prepare != nil {
-				k.Prepare(obj, nil)
+			if kind.Prepare != nil {
+				kind.Prepare(obj, nil)
 			}
-			errs := generic(obj, Declared(t, obj, nil, k.Create(obj)))
+			errs := generic(obj, Merged(t, obj, nil, kind.Create(obj)))
 			if tc.Op == "update" {
 				if len(errs) != 0 {
 					t.Fatalf("the object to update is invalid: %v", errs)
 				}
-				updated := k.New()
-				Decode(t, string(tc.Update), updated)
+				updated := kind.New()
+				Decode(t, updated, string(tc.Update))
 				// As stored, and as the update names what it replaces.
-				obj.(metav1.Object).SetResourceVersion("1")
+				old := obj.(metav1.Object)
+				old.SetResourceVersion("1")
 				updated.(metav1.Object).SetResourceVersion("1")
-				if k.Prepare != nil {
-					k.Prepare(updated, obj)
+				updated.(metav1.Object).SetUID(old.GetUID())
+				if kind.Prepare != nil {
+					kind.Prepare(updated, obj)
 				}
-				errs = Declared(t, updated, obj, k.Update(updated, obj))
+				// What k8s.io/apiserver checks of every update before the kind's rules.
+				errs = apivalidation.ValidateObjectMetaAccessorUpdate(updated.(metav1.Object), old, field.NewPath("metadata"))
+				errs = append(errs, Merged(t, updated, obj, kind.Update(updated, obj))...)
 			}
 			var want []string
 			for _, c := range tc.Expect.Causes {
 				want = append(want, c.Field+" "+c.Reason)
 			}
-			if got, want := causes(errs), sorted(want); !slices.Equal(got, want) {
+			if got, want := causes(errs), sortedSet(want); !slices.Equal(got, want) {
 				t.Errorf("causes %q, want %q\n%v", got, want, errs)
 			}
 		})
 	}
-	return ran
+	if ran < min {
+		t.Errorf("ran %d corpus cases, want at least %d", ran, min)
+	}
 }
 
 // generic is k8s.io/apiserver's own check of a new object's metadata, which runs once the
 // kind's rules found nothing: any name that can stand in a URL path.
-func generic(obj k8sruntime.Object, errs field.ErrorList) field.ErrorList {
+func generic(obj kruntime.Object, errs field.ErrorList) field.ErrorList {
 	if len(errs) > 0 {
 		return errs
 	}
@@ -216,10 +266,50 @@ func causes(errs field.ErrorList) []string {
 	for _, e := range errs {
 		out = append(out, e.Field+" "+string(e.Type))
 	}
-	return slices.Compact(sorted(out))
+	return sortedSet(out)
 }
 
-func sorted(s []string) []string {
+func sortedSet(s []string) []string {
 	slices.Sort(s)
-	return s
+	return slices.Compact(s)
+}
+
+// Accepted decodes the reference's defaulted object in file (what kube-apiserver accepted
+// and returned) into kind's type and checks that it is valid on create and as an update that
+// changes nothing.
+func Accepted(t *testing.T, file string, kind Kind) {
+	t.Helper()
+	obj := kind.New()
+	Decode(t, obj, string(ReadReference(t, filepath.Join("defaulted", file))))
+	obj.(metav1.Object).SetResourceVersion("1")
+	Expect(t, file+" create", Merged(t, obj, nil, kind.Create(obj)))
+	same := obj.DeepCopyObject()
+	Expect(t, file+" update", Merged(t, same, obj, kind.Update(same, obj)))
+}
+
+// Cases are a kind's table test: each a document laid over the kind's base object, and the
+// errors Core reports for it, in order (see Expect).
+type Cases []struct {
+	Name, Doc string
+	Want      []string
+}
+
+// Run checks each case: its document decoded over base, prepared as the registry does, and
+// validated on create (old nil) or as an update of old, merged with the generated rules.
+func (cases Cases) Run(t *testing.T, kind Kind, base string, old kruntime.Object) {
+	t.Helper()
+	for _, tc := range cases {
+		obj := kind.New()
+		Decode(t, obj, base, tc.Doc)
+		if kind.Prepare != nil {
+			kind.Prepare(obj, old)
+		}
+		var errs field.ErrorList
+		if old == nil {
+			errs = kind.Create(obj)
+		} else {
+			errs = kind.Update(obj, old)
+		}
+		Expect(t, tc.Name, Merged(t, obj, old, errs), tc.Want...)
+	}
 }

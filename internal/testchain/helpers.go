@@ -1,0 +1,39 @@
+package testchain
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/apichain/apichain/servers/chain"
+)
+
+// Eventually polls cond every 100 ms until it holds, and fails t if it does not within two
+// minutes (or cond fails), saying what was waited for.
+func Eventually(t testing.TB, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 2*time.Minute, true, cond); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// Kubectl runs kubectl against c as its admin and returns what it printed (stdout and stderr)
+// and how it ended. The test is skipped where kubectl is not installed.
+func Kubectl(t testing.TB, c *chain.Chain, args ...string) (string, error) {
+	t.Helper()
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	return out.String(), err
+}
