@@ -32,7 +32,7 @@ func (s *Simulator) serveExec(w http.ResponseWriter, r *http.Request, pod *corev
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if cs := statusOf(pod, container); cs == nil || cs.State.Running == nil {
+	if !s.logs.running(pod.UID, container) { // the book hears of a run first (see containerLogFor)
 		http.Error(w, fmt.Sprintf("container %s is not running", container), http.StatusBadRequest)
 		return
 	}

@@ -161,6 +161,30 @@ func (b *logBook) podGone(uid types.UID, now time.Time) {
 	delete(b.annotations, uid)
 }
 
+// latest is the log of the last run of a container the book has, or with previous of the run
+// before it; nil if it has none.
+func (b *logBook) latest(uid types.UID, container string, previous bool) *containerLog {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	runs := b.pods[uid][container]
+	i := len(runs) - 1
+	if previous {
+		i--
+	}
+	if i < 0 {
+		return nil
+	}
+	return runs[i].containerLog
+}
+
+// running says whether the last run of a container the book has is still running.
+func (b *logBook) running(uid types.UID, container string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	runs := b.pods[uid][container]
+	return len(runs) > 0 && !runs[len(runs)-1].ended
+}
+
 // find is the log of run id, if the book has it.
 func (b *logBook) find(uid types.UID, container, id string) *containerLog {
 	b.mu.Lock()
@@ -216,6 +240,11 @@ func parseLogOptions(q url.Values, now time.Time) (logOptions, error) {
 // run's, or the last one's while the container waits to be restarted; with previous, the run
 // before the current one.
 func (s *Simulator) containerLogFor(pod *corev1.Pod, container string, previous bool) (*containerLog, error) {
+	// The book first: the simulator writes a run there before it reports it, so it knows the
+	// run before its informer's cache shows the pod's new status.
+	if l := s.logs.latest(pod.UID, container, previous); l != nil {
+		return l, nil
+	}
 	cs := statusOf(pod, container)
 	if cs == nil { // not started yet: the kubelet reports it waiting
 		return nil, fmt.Errorf("container %q in pod %q is waiting to start: ContainerCreating", container, pod.Name)
