@@ -2,8 +2,9 @@
 // like one with them: `kubectl run` gives a Running pod, `kubectl top` gives numbers.
 //
 // It sits beside the chain, as kubelets sit beside kube-apiserver: it talks to the chain only
-// through client-go, and the chain (through the metrics aggregated API server) talks back to it
-// only over its HTTPS endpoint. One Simulator plays every kubelet:
+// through client-go, and the chain (Core for pods/log, exec, attach, portforward and nodes/proxy;
+// the metrics aggregated API server for usage) talks back to it only over its HTTPS endpoints.
+// One Simulator plays every kubelet:
 //   - the host node, registered with this machine's real capacity and reporting its real usage;
 //   - any number of simulated nodes (sim-node-1..N) with synthetic usage.
 //
