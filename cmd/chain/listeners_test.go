@@ -22,7 +22,7 @@ import (
 
 // TestSecurityListeners is docs/reliability.md's list of listeners, checked on the real binary
 // with its defaults (`chain --nodes 1`): the chain process listens on the API port and the
-// kubelet endpoint over TCP and on etcd's socket; its metrics server child on one TCP port;
+// kubelet endpoints (one per node) over TCP and on etcd's socket; its metrics server child on one TCP port;
 // nothing else. A caller without credentials gets nothing from any of them.
 func TestSecurityListeners(t *testing.T) {
 	r := startBinary(t, "--nodes", "1", "--metric-resolution", "1s")
@@ -34,13 +34,8 @@ func TestSecurityListeners(t *testing.T) {
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	ctx := context.Background()
 	// Everything is listening once the metrics server has scraped the kubelets.
-	var kubeletPort, metricsPort int32
+	var metricsPort int32
 	waitFor(t, ctx, "node metrics", func(ctx context.Context) (bool, error) {
-		node, err := cs.CoreV1().Nodes().Get(ctx, "sim-node-1", metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		kubeletPort = node.Status.DaemonEndpoints.KubeletEndpoint.Port
 		slice, err := cs.DiscoveryV1().EndpointSlices("kube-system").Get(ctx, "metrics-server-fqdn", metav1.GetOptions{})
 		if err != nil || len(slice.Ports) == 0 || slice.Ports[0].Port == nil {
 			return false, nil
@@ -49,6 +44,19 @@ func TestSecurityListeners(t *testing.T) {
 		_, err = cs.RESTClient().Get().AbsPath("/apis/metrics.k8s.io/v1beta1/nodes/sim-node-1").DoRaw(ctx)
 		return err == nil, nil
 	})
+	// Every node's kubelet listens on a port of its own: the host's and sim-node-1's.
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil || len(nodes.Items) != 2 {
+		t.Fatalf("nodes: %v, %v", nodes, err)
+	}
+	var kubeletPorts []int32
+	kubeletPort := int32(0) // sim-node-1's
+	for _, n := range nodes.Items {
+		kubeletPorts = append(kubeletPorts, n.Status.DaemonEndpoints.KubeletEndpoint.Port)
+		if n.Name == "sim-node-1" {
+			kubeletPort = n.Status.DaemonEndpoints.KubeletEndpoint.Port
+		}
+	}
 	u, err := url.Parse(cfg.Host)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +72,7 @@ func TestSecurityListeners(t *testing.T) {
 		pid  int
 		want procnet.Listeners
 	}{
-		{"chain", pid, procnet.Listeners{TCP: []netip.AddrPort{apiAddr, loopback(kubeletPort)}, Unix: []string{filepath.Join(r.dir, "etcd", "etcd.sock")}}},
+		{"chain", pid, procnet.Listeners{TCP: []netip.AddrPort{apiAddr, loopback(kubeletPorts[0]), loopback(kubeletPorts[1])}, Unix: []string{filepath.Join(r.dir, "etcd", "etcd.sock")}}},
 		{"metrics server", waitChild(t, pid, 0), procnet.Listeners{TCP: []netip.AddrPort{loopback(metricsPort)}}},
 	} {
 		got, err := procnet.Of(p.pid)
@@ -90,7 +98,7 @@ func TestSecurityListeners(t *testing.T) {
 		want int
 	}{
 		{cfg.Host + "/api/v1/secrets", http.StatusForbidden}, // system:anonymous, denied by RBAC
-		{fmt.Sprintf("https://127.0.0.1:%d/nodes/sim-node-1/metrics/resource", kubeletPort), http.StatusUnauthorized},
+		{fmt.Sprintf("https://127.0.0.1:%d/metrics/resource", kubeletPort), http.StatusUnauthorized},
 		{fmt.Sprintf("https://127.0.0.1:%d/apis/metrics.k8s.io/v1beta1/nodes", metricsPort), http.StatusForbidden},
 	} {
 		resp, err := anonymous.Get(tc.url)

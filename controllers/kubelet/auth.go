@@ -55,10 +55,9 @@ func newGuard(client kubernetes.Interface, clientCA []byte) (*guard, error) {
 	return &guard{authn: authn, authz: authz}, nil
 }
 
-// wrap answers 401 to a caller it cannot identify and 403 to one the chain does not allow,
-// before next sees the request. node names the Node a path belongs to, and the rest of the
-// path, which says the subresource.
-func (g *guard) wrap(next http.Handler, node func(path string) (name, rest string)) http.Handler {
+// wrap answers 401 to a caller it cannot identify and 403 to one the chain does not allow on
+// node, before next sees the request. The path says the subresource.
+func (g *guard) wrap(next http.Handler, node string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		resp, ok, err := g.authn.AuthenticateRequest(r)
 		if err != nil || !ok {
@@ -66,12 +65,11 @@ func (g *guard) wrap(next http.Handler, node func(path string) (name, rest strin
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)
 			return
 		}
-		name, rest := node(r.URL.Path)
 		attrs := authorizer.AttributesRecord{
-			User: resp.User, Verb: verb(r.Method), Resource: "nodes", Name: name,
+			User: resp.User, Verb: verb(r.Method), Resource: "nodes", Name: node,
 			ResourceRequest: true, Path: r.URL.Path,
 		}
-		subs := subresources(rest)
+		subs := subresources(r.URL.Path)
 		for _, sub := range subs {
 			attrs.Subresource = sub
 			decision, _, err := g.authz.Authorize(r.Context(), attrs)

@@ -2,18 +2,25 @@
 // like one with them: `kubectl run` gives a Running pod, `kubectl top` gives numbers.
 //
 // It sits beside the chain, as kubelets sit beside kube-apiserver: it talks to the chain only
-// through client-go, and the chain (through the metrics aggregated API server) talks back to it
-// only over its HTTPS endpoint. One Simulator plays every kubelet:
+// through client-go, and the chain (Core for pods/log, exec, attach, portforward and nodes/proxy;
+// the metrics aggregated API server for usage) talks back to it only over its HTTPS endpoints.
+// One Simulator plays every kubelet:
 //   - the host node, registered with this machine's real capacity and reporting its real usage;
 //   - any number of simulated nodes (sim-node-1..N) with synthetic usage.
 //
 // Like a kubelet, for each of its nodes it registers the Node, posts its status and renews its
 // Lease every 10 s, turns the pods bound to it into Running pods (pods/status), finishes their
-// graceful deletion, and serves /metrics/resource on one listener for all of them, to callers
-// the chain authenticates and authorizes as a kubelet's webhook does (auth.go). Containers run
-// until their pod is deleted, except in pods that ask to finish (restartPolicy Never or OnFailure
-// with the annotations apichain.io/run-seconds and apichain.io/exit-code, see finish.go): they exit
-// after that many seconds with that code, and the pod becomes Succeeded or Failed.
+// graceful deletion, and serves the kubelet's HTTPS endpoint on a port of its own (the one the
+// Node publishes as status.daemonEndpoints.kubeletEndpoint.Port), to callers the chain
+// authenticates and authorizes as a kubelet's webhook does (auth.go). The endpoint (endpoint.go)
+// serves what kube-apiserver and the metrics server ask a kubelet for: /metrics/resource,
+// /stats/summary, /pods, /healthz, container logs (logs.go), exec and attach (exec.go, over
+// SPDY, into the tiny shell of shell.go) and port-forward (portforward.go, a TCP echo).
+//
+// Containers run until their pod is deleted, except in pods that ask to finish (restartPolicy
+// Never or OnFailure with the annotations apichain.io/run-seconds and apichain.io/exit-code, see
+// finish.go): they exit after that many seconds with that code, and the pod becomes Succeeded or
+// Failed.
 package kubelet
 
 import (
@@ -59,10 +66,9 @@ type Config struct {
 	Host bool
 	// Nodes adds this many simulated nodes (names sim-node-1..N) with synthetic, never-zero usage.
 	Nodes int
-	// BindAddress for the kubelet HTTPS endpoint (default 127.0.0.1); Port for it (0, the
-	// default, picks a free one: every node publishes the port it got in its status).
+	// BindAddress for the kubelet HTTPS endpoints (default 127.0.0.1). Each node's endpoint
+	// listens on a free port there, which the node publishes in its status.
 	BindAddress string
-	Port        int
 	// ServingCert and ServingKey (PEM) are the endpoint's certificate, issued by the chain's
 	// server CA (the metrics server verifies kubelets with that CA, as in a kubeadm cluster):
 	// internal/pki's IssueServingCert makes one. It must name the address the nodes publish as
@@ -79,13 +85,14 @@ type Config struct {
 type Simulator struct {
 	client  kubernetes.Interface
 	bind    netip.Addr
-	port    int
 	cert    tls.Certificate
 	guard   *guard
 	nodes   []*node // the host first, if any, then sim-node-1..N
 	byName  map[string]*node
 	usage   *usageModel
+	logs    *logBook
 	hostsys *hostSystem // nil without a host node
+	started time.Time   // when Run began: the kubelets' start, in /stats/summary
 	// heartbeat is how often node status and leases are written; tests shorten it.
 	heartbeat time.Duration
 
@@ -109,9 +116,6 @@ func New(c Config) (*Simulator, error) {
 	if c.Nodes < 0 || c.Nodes > 255 {
 		return nil, fmt.Errorf("kubelet simulator: Nodes must be between 0 and 255, not %d", c.Nodes)
 	}
-	if c.Port < 0 || c.Port > 65535 {
-		return nil, fmt.Errorf("kubelet simulator: invalid port %d", c.Port)
-	}
 	bind := netip.AddrFrom4([4]byte{127, 0, 0, 1})
 	if c.BindAddress != "" {
 		a, err := netip.ParseAddr(c.BindAddress)
@@ -134,7 +138,8 @@ func New(c Config) (*Simulator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubelet simulator: %w", err)
 	}
-	s := &Simulator{client: c.Client, bind: bind, port: c.Port, cert: cert, guard: g, byName: map[string]*node{}, usage: newUsageModel(), heartbeat: heartbeat}
+	s := &Simulator{client: c.Client, bind: bind, cert: cert, guard: g, byName: map[string]*node{},
+		usage: newUsageModel(), logs: newLogBook(), heartbeat: heartbeat}
 	if c.Host {
 		sys, err := readHostSystem()
 		if err != nil {
@@ -167,16 +172,22 @@ func (s *Simulator) NodeNames() []string {
 	return names
 }
 
-// Run serves the kubelet endpoint, registers the nodes and keeps them Ready, and runs the pods
+// Run serves the kubelet endpoints, registers the nodes and keeps them Ready, and runs the pods
 // bound to them, until ctx is done. It removes nothing it created: nodes and pods stay, as they
 // do when real kubelets stop. Run once per Simulator.
 func (s *Simulator) Run(ctx context.Context) error {
-	ln, err := net.Listen("tcp", net.JoinHostPort(s.bind.String(), strconv.Itoa(s.port)))
-	if err != nil {
-		return fmt.Errorf("kubelet endpoint: %w", err)
+	// A listener per node, as every kubelet has its own: the port tells kube-apiserver and the
+	// metrics server which node they reach.
+	listeners := make([]net.Listener, len(s.nodes))
+	for i, n := range s.nodes {
+		ln, err := net.Listen("tcp", net.JoinHostPort(s.bind.String(), "0"))
+		if err != nil {
+			return fmt.Errorf("kubelet endpoint of %s: %w", n.name, err)
+		}
+		defer ln.Close() // in case Run returns before serving; closing twice is harmless
+		listeners[i], n.port = ln, ln.Addr().(*net.TCPAddr).Port
 	}
-	defer ln.Close() // in case Run returns before serving; closing twice is harmless
-	port := ln.Addr().(*net.TCPAddr).Port
+	s.started = time.Now()
 	s.nodeIP = s.bind
 	if s.bind.IsUnspecified() {
 		// Listening everywhere: publish loopback, where this machine's clients reach it.
@@ -223,21 +234,24 @@ func (s *Simulator) Run(ctx context.Context) error {
 	defer nodeFactory.Shutdown()
 	defer podFactory.Shutdown()
 
-	srv := &http.Server{
-		Handler: s.guard.wrap(s.metricsHandler(), s.nodeOfPath),
-		// Asked for, not required: a caller without one may still bring a bearer token, and
-		// gets a 401 rather than a failed handshake without either.
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{s.cert}, ClientAuth: tls.RequestClientCert, MinVersion: tls.VersionTLS12},
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          serverLog(),
+	serveErr := make(chan error, len(s.nodes))
+	for i, n := range s.nodes {
+		srv := &http.Server{
+			Handler: s.guard.wrap(s.endpoint(ctx, n), n.name),
+			// Asked for, not required: a caller without one may still bring a bearer token, and
+			// gets a 401 rather than a failed handshake without either.
+			TLSConfig:         &tls.Config{Certificates: []tls.Certificate{s.cert}, ClientAuth: tls.RequestClientCert, MinVersion: tls.VersionTLS12},
+			ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog:          serverLog(),
+		}
+		go func() { serveErr <- srv.ServeTLS(listeners[i], "", "") }()
+		defer func() {
+			// Streams (logs -f, exec, port-forward) end with ctx; Shutdown waits for them.
+			shutdownCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
+			defer done()
+			_ = srv.Shutdown(shutdownCtx)
+		}()
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
-	defer func() {
-		shutdownCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
-		defer done()
-		_ = srv.Shutdown(shutdownCtx)
-	}()
 
 	for _, synced := range []cache.InformerSynced{nodeInformer.HasSynced, podInformer.HasSynced} {
 		if !cache.WaitForCacheSync(ctx.Done(), synced) {
@@ -252,7 +266,7 @@ func (s *Simulator) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	run := func(f func()) { wg.Add(1); go func() { defer wg.Done(); f() }() }
 	run(func() {
-		s.work(ctx, nodeQueue, func(ctx context.Context, name string) error { return s.syncNode(ctx, name, port) })
+		s.work(ctx, nodeQueue, s.syncNode)
 	})
 	for range 2 {
 		run(func() { s.work(ctx, s.podQueue, s.syncPod) })

@@ -89,9 +89,10 @@ func TestHostNodeHasTheMachinesCapacity(t *testing.T) {
 func TestSimulatedNodesAndHeartbeats(t *testing.T) {
 	cl := sharedCluster(t)
 	ctx := context.Background()
+	ports := map[int32]string{}
 	for i, name := range []string{"sim-node-1", "sim-node-2"} {
 		node := cl.readyNode(t, name)
-		if node.Annotations[kubelet.MetricsPathAnnotation] != "/nodes/"+name+"/metrics/resource" || node.Labels[corev1.LabelHostname] != name {
+		if _, ok := node.Annotations[kubelet.MetricsPathAnnotation]; ok || node.Labels[corev1.LabelHostname] != name {
 			t.Errorf("%s: annotations %v, labels %v", name, node.Annotations, node.Labels)
 		}
 		if _, ok := node.Labels[kubelet.ControlPlaneLabel]; ok {
@@ -100,9 +101,12 @@ func TestSimulatedNodesAndHeartbeats(t *testing.T) {
 		if want := "10.244." + strconv.Itoa(i+1) + ".0/24"; node.Spec.PodCIDR != want {
 			t.Errorf("%s: podCIDR %q, want %q", name, node.Spec.PodCIDR, want)
 		}
-		if node.Status.DaemonEndpoints.KubeletEndpoint.Port == 0 {
-			t.Errorf("%s: no kubelet port", name)
+		// Every kubelet has its own endpoint, as on real nodes.
+		port := node.Status.DaemonEndpoints.KubeletEndpoint.Port
+		if port == 0 || ports[port] != "" {
+			t.Errorf("%s: kubelet port %d (taken by %q)", name, port, ports[port])
 		}
+		ports[port] = name
 	}
 
 	// The lease is renewed and the status posted, every heartbeat.
@@ -150,7 +154,7 @@ func TestKubeletEndpointServesEveryNode(t *testing.T) {
 		})
 	}
 
-	// Read-only, and only for the nodes it plays.
+	// Read-only, and only the kubelet's own paths.
 	node := cl.readyNode(t, "sim-node-1")
 	resp, err := cl.https.Post(metricsURL(node), "text/plain", strings.NewReader(""))
 	if err != nil {
@@ -160,13 +164,8 @@ func TestKubeletEndpointServesEveryNode(t *testing.T) {
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST: %s", resp.Status)
 	}
-	resp, err = cl.https.Get(strings.Replace(metricsURL(node), "sim-node-1", "sim-node-99", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("unknown node: %s", resp.Status)
+	if code, _ := cl.get(t, kubeletURL(node, "/nodes/sim-node-1/metrics/resource")); code != http.StatusNotFound {
+		t.Errorf("the path of the old shared endpoint: %d, want 404", code)
 	}
 }
 

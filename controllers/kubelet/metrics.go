@@ -3,6 +3,7 @@ package kubelet
 import (
 	"bytes"
 	"cmp"
+	"fmt"
 	"math"
 	"net/http"
 	"slices"
@@ -17,45 +18,6 @@ import (
 // ContentType is what the kubelet's /metrics/resource answers with (client_golang's text
 // format, with the default name escaping).
 const ContentType = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"
-
-// metricsHandler is the kubelet endpoint, read-only, behind the guard of auth.go. The host
-// node's metrics are at /metrics/resource, where a kubelet serves them; every node's, the
-// host's included, at /nodes/<name>/metrics/resource, which the simulated nodes publish in
-// their MetricsPathAnnotation.
-func (s *Simulator) metricsHandler() http.Handler {
-	mux := http.NewServeMux() // "GET" patterns serve HEAD too; other methods get 405
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ok"))
-	})
-	mux.HandleFunc("GET /metrics/resource", func(w http.ResponseWriter, r *http.Request) {
-		if len(s.nodes) == 0 || !s.nodes[0].host {
-			http.NotFound(w, r)
-			return
-		}
-		s.serveMetrics(w, s.nodes[0])
-	})
-	mux.HandleFunc("GET /nodes/{node}/metrics/resource", func(w http.ResponseWriter, r *http.Request) {
-		n := s.byName[r.PathValue("node")]
-		if n == nil {
-			http.NotFound(w, r)
-			return
-		}
-		s.serveMetrics(w, n)
-	})
-	return mux
-}
-
-// nodeOfPath is the node a path of the endpoint is about, and the kubelet path within it:
-// /nodes/<name>/<rest> is node <name>'s /<rest>; any other path is the first node's (the host's,
-// when there is one), whose kubelet a real one of these paths would reach.
-func (s *Simulator) nodeOfPath(path string) (name, rest string) {
-	if after, ok := strings.CutPrefix(path, "/nodes/"); ok {
-		name, rest, _ = strings.Cut(after, "/")
-		return name, "/" + rest
-	}
-	return s.nodes[0].name, path
-}
 
 func (s *Simulator) serveMetrics(w http.ResponseWriter, n *node) {
 	w.Header().Set("Content-Type", ContentType)
@@ -86,45 +48,83 @@ type sample struct {
 	ts     int64
 }
 
-// resourceMetrics is node n's /metrics/resource at now.
-func (s *Simulator) resourceMetrics(n *node, now time.Time) []byte {
-	ts := now.UnixMilli()
-	var ctrCPU, ctrMem, ctrStart, pCPU, pMem []sample
-	var sumCPU, sumMem float64
+// nodeUsage is what a node and its running pods use at a moment: what /metrics/resource and
+// /stats/summary report, each in its own format.
+type nodeUsage struct {
+	at       time.Time
+	cpuTotal float64 // core-seconds since the node booted
+	cpuRate  float64 // cores; 0 for the host, whose rate is only known between two reads
+	memory   float64 // bytes
+	pods     []podUsage
+}
+
+type podUsage struct {
+	pod                       *corev1.Pod
+	containers                []containerUsage
+	cpuTotal, cpuRate, memory float64
+}
+
+type containerUsage struct {
+	name                      string
+	started                   time.Time
+	cpuTotal, cpuRate, memory float64
+}
+
+// usageOf is node n's usage at now: its running pods', simulated, and its own, from /proc for
+// the host.
+func (s *Simulator) usageOf(n *node, now time.Time) (nodeUsage, error) {
+	u := nodeUsage{at: now}
 	for _, pod := range s.runningPods(n) {
 		containers := meteredContainers(pod)
-		var podCPUTotal, podMemTotal float64
+		pu := podUsage{pod: pod}
 		for _, c := range containers {
 			started := startedAt(pod, c.Name)
-			rate, mem := containerUsage(pod, c, len(containers), now)
+			rate, mem := simulatedUsage(pod, c, len(containers), now)
 			total := s.usage.cpu(string(pod.UID)+"/"+c.Name, rate, started, now)
-			podCPUTotal, podMemTotal = podCPUTotal+total, podMemTotal+mem
-			sumCPU, sumMem = sumCPU+rate, sumMem+mem
-			labels := []string{"container", c.Name, "namespace", pod.Namespace, "pod", pod.Name}
-			ctrCPU = append(ctrCPU, sample{labels, total, ts})
-			ctrMem = append(ctrMem, sample{labels, mem, ts})
-			ctrStart = append(ctrStart, sample{labels, float64(started.UnixNano()) / 1e9, 0})
+			pu.containers = append(pu.containers, containerUsage{c.Name, started, total, rate, mem})
+			pu.cpuTotal, pu.cpuRate, pu.memory = pu.cpuTotal+total, pu.cpuRate+rate, pu.memory+mem
 		}
-		labels := []string{"namespace", pod.Namespace, "pod", pod.Name}
-		pCPU = append(pCPU, sample{labels, podCPUTotal, ts})
-		pMem = append(pMem, sample{labels, podMemTotal, ts})
+		u.pods = append(u.pods, pu)
+		u.cpuRate, u.memory = u.cpuRate+pu.cpuRate, u.memory+pu.memory
 	}
-
-	var nCPU, nMem []sample
 	if n.host {
 		cpu, errCPU := s.hostsys.cpuSeconds()
 		mem, errMem := s.hostsys.workingSet()
 		if errCPU != nil || errMem != nil {
-			// As the kubelet does when it cannot read stats: the error gauge, nothing else.
-			klog.V(2).InfoS("reading host usage", "cpuErr", errCPU, "memErr", errMem)
-			return render([]family{scrapeError}, [][]sample{{{value: 1}}})
+			return u, fmt.Errorf("reading host usage: cpu: %v, memory: %v", errCPU, errMem)
 		}
-		nCPU, nMem = []sample{{nil, cpu, ts}}, []sample{{nil, float64(mem), ts}}
-	} else {
-		cpu, mem := nodeOverhead(n.name, now)
-		total := s.usage.cpu("node/"+n.name, cpu+sumCPU, now.Add(-time.Hour), now)
-		nCPU, nMem = []sample{{nil, total, ts}}, []sample{{nil, mem + sumMem, ts}}
+		u.cpuTotal, u.cpuRate, u.memory = cpu, 0, float64(mem)
+		return u, nil
 	}
+	cpu, mem := nodeOverhead(n.name, now)
+	u.cpuRate, u.memory = u.cpuRate+cpu, u.memory+mem
+	u.cpuTotal = s.usage.cpu("node/"+n.name, u.cpuRate, now.Add(-time.Hour), now)
+	return u, nil
+}
+
+// resourceMetrics is node n's /metrics/resource at now.
+func (s *Simulator) resourceMetrics(n *node, now time.Time) []byte {
+	u, err := s.usageOf(n, now)
+	if err != nil {
+		// As the kubelet does when it cannot read stats: the error gauge, nothing else.
+		klog.V(2).InfoS("kubelet endpoint: no usage", "node", n.name, "err", err)
+		return render([]family{scrapeError}, [][]sample{{{value: 1}}})
+	}
+	ts := now.UnixMilli()
+	var ctrCPU, ctrMem, ctrStart, pCPU, pMem []sample
+	for _, pu := range u.pods {
+		pod := pu.pod
+		for _, c := range pu.containers {
+			labels := []string{"container", c.name, "namespace", pod.Namespace, "pod", pod.Name}
+			ctrCPU = append(ctrCPU, sample{labels, c.cpuTotal, ts})
+			ctrMem = append(ctrMem, sample{labels, c.memory, ts})
+			ctrStart = append(ctrStart, sample{labels, float64(c.started.UnixNano()) / 1e9, 0})
+		}
+		labels := []string{"namespace", pod.Namespace, "pod", pod.Name}
+		pCPU = append(pCPU, sample{labels, pu.cpuTotal, ts})
+		pMem = append(pMem, sample{labels, pu.memory, ts})
+	}
+	nCPU, nMem := []sample{{nil, u.cpuTotal, ts}}, []sample{{nil, u.memory, ts}}
 
 	// The registry sorts each family's samples by label values.
 	for _, ss := range [][]sample{ctrCPU, ctrMem, ctrStart, pCPU, pMem} {

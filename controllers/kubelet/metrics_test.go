@@ -179,7 +179,7 @@ func TestContainerUsage(t *testing.T) {
 		{"zero is never zero", pod(map[string]string{CPUUsageAnnotation: "0", MemoryUsageAnnotation: "0"}, c), 1, minCPU, minCPU, minMemory, minMemory},
 		{"unparsable is ignored", pod(map[string]string{CPUUsageAnnotation: "lots"}, c), 1, 0.0019, 0.0315, 1, 1 << 30},
 	} {
-		cpu, mem := containerUsage(tc.pod, &c, tc.share, now)
+		cpu, mem := simulatedUsage(tc.pod, &c, tc.share, now)
 		if cpu < tc.minCPU || cpu > tc.maxCPU || mem < tc.minMem || mem > tc.maxMemory {
 			t.Errorf("%s: cpu %v, memory %v", tc.name, cpu, mem)
 		}
@@ -208,7 +208,6 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		"nothing to run": func(c *Config) { c.Nodes = 0 },
 		"too many nodes": func(c *Config) { c.Nodes = 256 },
 		"bad address":    func(c *Config) { c.BindAddress = "nowhere" },
-		"bad port":       func(c *Config) { c.Port = 70000 },
 		"no certificate": func(c *Config) { c.ServingCert = nil },
 		"not a key pair": func(c *Config) { c.ServingKey = []byte("y") },
 		"no client CA":   func(c *Config) { c.ClientCA = nil },

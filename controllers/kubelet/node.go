@@ -19,7 +19,8 @@ import (
 
 const (
 	// MetricsPathAnnotation tells the metrics server where a node's kubelet serves its resource
-	// metrics, when not at /metrics/resource.
+	// metrics, when not at /metrics/resource. Each node's endpoint serves them there now; nodes
+	// registered when all shared one endpoint (at /nodes/<name>/metrics/resource) lose it.
 	MetricsPathAnnotation = "metrics.k8s.io/resource-metrics-path"
 	// ControlPlaneLabel marks the host node, as kubeadm marks the node it runs on.
 	ControlPlaneLabel = "node-role.kubernetes.io/control-plane"
@@ -44,6 +45,8 @@ type node struct {
 	pods  *ipPool
 	// bootID changes on every Run, as it does when a machine reboots.
 	bootID string
+	// port is where this node's kubelet endpoint listens, set by Run before anything reads it.
+	port int
 
 	// Only the node worker touches these.
 	registered bool                  // registered, or found and reconciled, in this Run
@@ -55,25 +58,17 @@ func newNode(name string, index int, host bool) *node {
 	return &node{name: name, index: index, host: host, pods: newIPPool(cidr), bootID: string(uuid.NewUUID())}
 }
 
-// metricsPath is where the endpoint serves this node's resource metrics.
-func (n *node) metricsPath() string {
-	if n.host {
-		return "/metrics/resource"
-	}
-	return "/nodes/" + n.name + "/metrics/resource"
-}
-
 // syncNode registers the node, or posts its status if it is registered, and renews its Lease:
 // the kubelet's registerWithAPIServer, syncNodeStatus and lease controller, in one step. It
 // reads the node from the informer's cache, as the kubelet reads it from its own.
-func (s *Simulator) syncNode(ctx context.Context, name string, port int) error {
+func (s *Simulator) syncNode(ctx context.Context, name string) error {
 	n := s.byName[name]
 	nodes := s.client.CoreV1().Nodes()
 	cached, err := s.nodeLister.Get(name)
 	if apierrors.IsNotFound(err) {
 		obj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		s.reconcileMeta(obj, n)
-		s.setStatus(obj, n, port)
+		s.setStatus(obj, n)
 		created, err := nodes.Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
 		if err != nil {
 			return fmt.Errorf("registering node %s: %w", name, err) // AlreadyExists: the cache is behind
@@ -95,7 +90,7 @@ func (s *Simulator) syncNode(ctx context.Context, name string, port int) error {
 		}
 		n.registered = true
 	}
-	s.setStatus(existing, n, port)
+	s.setStatus(existing, n)
 	if existing, err = nodes.UpdateStatus(ctx, existing, asKubelet); err != nil {
 		return fmt.Errorf("posting status of node %s: %w", name, err)
 	}
@@ -116,11 +111,11 @@ func (s *Simulator) reconcileMeta(obj *corev1.Node, n *node) bool {
 		want[ControlPlaneLabel] = ""
 	}
 	changed := setAll(&obj.Labels, want)
-	annotations := map[string]string{"volumes.kubernetes.io/controller-managed-attach-detach": "true"}
-	if !n.host {
-		annotations[MetricsPathAnnotation] = n.metricsPath()
+	changed = setAll(&obj.Annotations, map[string]string{"volumes.kubernetes.io/controller-managed-attach-detach": "true"}) || changed
+	if _, ok := obj.Annotations[MetricsPathAnnotation]; ok {
+		delete(obj.Annotations, MetricsPathAnnotation)
+		changed = true
 	}
-	changed = setAll(&obj.Annotations, annotations) || changed
 	// What kube-controller-manager's node IPAM would assign; it may be set only once.
 	if obj.Spec.PodCIDR == "" {
 		obj.Spec.PodCIDR = n.pods.prefix.String()
@@ -181,7 +176,7 @@ func (s *Simulator) capacity(n *node) (capacity, allocatable corev1.ResourceList
 }
 
 // setStatus writes the status a healthy kubelet posts (kubelet nodestatus setters).
-func (s *Simulator) setStatus(obj *corev1.Node, n *node, port int) {
+func (s *Simulator) setStatus(obj *corev1.Node, n *node) {
 	now := metav1.Now().Rfc3339Copy()
 	st := &obj.Status
 	// Merged, not replaced: resources others advertise on the node (extended resources) stay.
@@ -206,7 +201,7 @@ func (s *Simulator) setStatus(obj *corev1.Node, n *node, port int) {
 		{Type: corev1.NodeInternalIP, Address: s.nodeIP.String()},
 		{Type: corev1.NodeHostName, Address: hostname},
 	}
-	st.DaemonEndpoints.KubeletEndpoint.Port = int32(port)
+	st.DaemonEndpoints.KubeletEndpoint.Port = int32(n.port)
 	st.NodeInfo = s.nodeInfo(n)
 	st.Features = &corev1.NodeFeatures{SupplementalGroupsPolicy: ptr.To(true)}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -18,7 +19,7 @@ import (
 )
 
 // podHandler queues the pods bound to our nodes, and forgets a deleted pod at once: its
-// address goes back to the pool and its usage off the metrics.
+// address goes back to the pool, its usage off the metrics, and its logs end.
 func (s *Simulator) podHandler() cache.ResourceEventHandler {
 	enqueue := func(obj any) {
 		pod, ok := obj.(*corev1.Pod)
@@ -40,6 +41,7 @@ func (s *Simulator) podHandler() cache.ResourceEventHandler {
 			if n := s.byName[pod.Spec.NodeName]; n != nil {
 				n.pods.release(pod.UID)
 				s.usage.forget(pod.UID)
+				s.logs.podGone(pod.UID, time.Now())
 			}
 		},
 	}
@@ -70,6 +72,7 @@ func (s *Simulator) syncPod(ctx context.Context, key string) error {
 			s.podQueue.AddAfter(key, next)
 		}
 	}
+	s.logs.observe(pod, status, time.Now())
 	if apiequality.Semantic.DeepEqual(*status, pod.Status) {
 		return nil
 	}

@@ -48,7 +48,7 @@ func TestDeletedNodeComesBackAndRestartsReuseNodes(t *testing.T) {
 		again = n
 		return true, nil
 	})
-	if again.Spec.PodCIDR != first.Spec.PodCIDR || again.Annotations[kubelet.MetricsPathAnnotation] == "" {
+	if again.Spec.PodCIDR != first.Spec.PodCIDR || again.Status.DaemonEndpoints.KubeletEndpoint.Port == 0 {
 		t.Errorf("re-registered node differs: %+v", again)
 	}
 

@@ -71,10 +71,10 @@ func (m *usageModel) forget(uid types.UID) {
 	}
 }
 
-// containerUsage is what container c of pod uses at now: CPU in cores, memory in bytes, each
+// simulatedUsage is what container c of pod uses at now: CPU in cores, memory in bytes, each
 // with a small jitter around its level. share is how many containers split the pod's
 // annotated usage.
-func containerUsage(pod *corev1.Pod, c *corev1.Container, share int, now time.Time) (cpu, memory float64) {
+func simulatedUsage(pod *corev1.Pod, c *corev1.Container, share int, now time.Time) (cpu, memory float64) {
 	seed := unit(string(pod.UID) + "/" + c.Name)
 	cpu = 0.002 + 0.028*seed // 2m to 30m
 	if req, ok := c.Resources.Requests[corev1.ResourceCPU]; ok && !req.IsZero() {

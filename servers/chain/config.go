@@ -31,6 +31,7 @@ import (
 	"github.com/apichain/apichain/servers/aggregator"
 	chainadmission "github.com/apichain/apichain/servers/chain/admission"
 	"github.com/apichain/apichain/servers/core"
+	corereg "github.com/apichain/apichain/servers/core/registry/core"
 	"github.com/apichain/apichain/servers/extensions"
 )
 
@@ -132,7 +133,12 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 
 	etcd := etcdOptions(etcdServers, o)
 
+	kubelets, err := kubeletClient(files)
+	if err != nil {
+		return nil, err
+	}
 	coreConfig, err := core.NewConfig(*generic, sharedInformers, *etcd, core.Extra{
+		Kubelets:              kubelets,
 		ServiceClusterIPRange: o.ServiceClusterIPRange,
 		KubernetesServicePort: listenerPort(generic.SecureServing.Listener),
 		Authentication:        auth.published,
@@ -280,4 +286,20 @@ func readFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", filepath.Base(path), err)
 	}
 	return b, nil
+}
+
+// kubeletClient is what Core presents to kubelets for pods/log and nodes/proxy: a client
+// certificate of the client CA, issued at every start (kubeadm's apiserver-kubelet-client, in
+// system:masters as kubeadm made it before v1.29), and the server CA, which signs the simulated
+// kubelets' serving certificates.
+func kubeletClient(files pki.Files) (corereg.KubeletClient, error) {
+	cert, key, err := pki.IssueClientCert(files, "kube-apiserver-kubelet-client", []string{"system:masters"})
+	if err != nil {
+		return corereg.KubeletClient{}, fmt.Errorf("kubelet client certificate: %w", err)
+	}
+	ca, err := os.ReadFile(files.ServerCACert)
+	if err != nil {
+		return corereg.KubeletClient{}, fmt.Errorf("kubelet certificate authority: %w", err)
+	}
+	return corereg.KubeletClient{CertPEM: cert, KeyPEM: key, CAPEM: ca}, nil
 }

@@ -4,12 +4,16 @@ import (
 	"net/http"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
+
+	"github.com/apichain/apichain/internal/chainheader"
 )
 
 // ChainServerHeader names, on every response, the server of the chain that answered it. It is
 // the chain's teaching aid: `curl -v` and `kubectl -v 8` show a request falling through
 // Aggregator → Core → ApiExtensions → NotFound.
-const ChainServerHeader = "X-Chain-Server"
+// A server that passes a request on beyond the chain says so: Core's pods/log and nodes/proxy
+// answer "core>kubelet:<node>".
+const ChainServerHeader = chainheader.Name
 
 // The values of ChainServerHeader.
 const (
@@ -24,8 +28,7 @@ const (
 // the server that actually answered — is what the client sees.
 func answeredBy(server string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(ChainServerHeader, server)
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, chainheader.Into(w, r, server))
 	})
 }
 

@@ -34,6 +34,7 @@ import (
 	"k8s.io/client-go/informers"
 
 	"github.com/apichain/apichain/internal/serviceaccount"
+	corereg "github.com/apichain/apichain/servers/core/registry/core"
 )
 
 // Config is the Core server's configuration.
@@ -56,6 +57,10 @@ type Extra struct {
 	Authentication ClusterAuthenticationInfo
 	// ServiceAccountTokens signs the tokens of serviceaccounts/token; nil leaves it out.
 	ServiceAccountTokens serviceaccount.TokenGenerator
+	// Kubelets is the client certificate pods/log and nodes/proxy present to kubelets, and the
+	// CA they verify them with (kube-apiserver's --kubelet-client-certificate and
+	// --kubelet-certificate-authority).
+	Kubelets corereg.KubeletClient
 
 	scheme *runtime.Scheme
 	codecs serializer.CodecFactory

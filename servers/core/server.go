@@ -59,7 +59,8 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 
 	// One provider per group, in kube-apiserver's order.
 	providers := []registry.StorageProvider{
-		corereg.StorageProvider{ServiceIPs: ips, ServicePorts: ports, ServiceAccountTokens: corereg.ServiceAccountTokens{Generator: c.Extra.ServiceAccountTokens, APIAudiences: c.Generic.Authentication.APIAudiences}},
+		corereg.StorageProvider{ServiceIPs: ips, ServicePorts: ports, ServiceAccountTokens: corereg.ServiceAccountTokens{Generator: c.Extra.ServiceAccountTokens, APIAudiences: c.Generic.Authentication.APIAudiences},
+			Kubelets: c.Extra.Kubelets, Authorizer: c.Generic.Authorization.Authorizer},
 		authentication.StorageProvider{Authenticator: c.Generic.Authentication.Authenticator, APIAudiences: c.Generic.Authentication.APIAudiences},
 		authorization.StorageProvider{Authorizer: c.Generic.Authorization.Authorizer, RuleResolver: c.Generic.RuleResolver},
 		autoscaling.Group(),

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/storage"
@@ -28,7 +29,10 @@ var definitions = []*resource.Definition{configMaps, secrets, serviceAccounts, e
 
 // AddToScheme registers the core/v1 types and their field selectors.
 func AddToScheme(scheme *runtime.Scheme) error {
-	return resource.AddToScheme(scheme, corev1.SchemeGroupVersion, corev1.AddToScheme, definitions...)
+	if err := resource.AddToScheme(scheme, corev1.SchemeGroupVersion, corev1.AddToScheme, definitions...); err != nil {
+		return err
+	}
+	return addQueryConversions(scheme)
 }
 
 // StorageProvider builds the core group's storage.
@@ -38,6 +42,10 @@ type StorageProvider struct {
 	ServicePorts *allocator.PortRange
 	// ServiceAccountTokens signs the tokens of serviceaccounts/token.
 	ServiceAccountTokens ServiceAccountTokens
+	// Kubelets is how pods/log, exec, attach, portforward and nodes/proxy reach the kubelets.
+	Kubelets KubeletClient
+	// Authorizer checks that exec, attach and portforward, reached by a GET (WebSocket), may create.
+	Authorizer authorizer.Authorizer
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -63,6 +71,16 @@ func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serialize
 	if m["pods/eviction"], err = newEvictionREST(built[pods], scheme, optsGetter); err != nil {
 		return info, err
 	}
+
+	k, err := newKubelets(p.Kubelets, built[nodes].Store)
+	if err != nil {
+		return info, err
+	}
+	m["pods/log"] = &podLogREST{pods: built[pods].Store, kubelets: k}
+	m["nodes/proxy"] = &nodeProxyREST{kubelets: k}
+	m["pods/exec"] = &podStreamREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer}
+	m["pods/attach"] = &podStreamREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer, attach: true}
+	m["pods/portforward"] = &podPortForwardREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer}
 
 	(&serviceAllocator{ips: p.ServiceIPs, ports: p.ServicePorts}).install(built[services].Store)
 	addServiceAccountToken(m, p.ServiceAccountTokens, built)
