@@ -140,6 +140,10 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 	mo.CertDir = filepath.Join(o.DataDir, "metrics-server")
 	// As metrics-server's own manifest (components.yaml) sets it: node names need not resolve.
 	mo.KubeletPreferredAddressTypes = []string{"InternalIP", "ExternalIP", "Hostname"}
+	// Stopped with the chain, it takes its registration along: the next start finds none.
+	mo.WithdrawOnStop = true
+	// Stopped with the chain, it takes its registration along: the next start finds none.
+	mo.WithdrawOnStop = true
 
 	if o.Metrics == MetricsInProcess {
 		completed, err := mo.Complete()
@@ -174,6 +178,7 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 		"--secure-port=" + strconv.Itoa(mo.SecurePort),
 		"--cert-dir=" + mo.CertDir,
 		"--kubelet-preferred-address-types=" + strings.Join(mo.KubeletPreferredAddressTypes, ","),
+		"--withdraw-on-stop",
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -149,18 +150,26 @@ func TestMetricsServerDeathAndRecovery(t *testing.T) {
 		t.Errorf("core with the metrics server down: %d", resp.StatusCode)
 	}
 
-	stop = startMetricsServer(t, c)
+	// Back, as the chain runs its own: withdrawing its registration on a graceful stop.
+	stop = startMetricsServer(t, c, func(o *metrics.Options) { o.WithdrawOnStop = true })
 	defer stop()
 	poll(t, 90*time.Second, availability(true))
 	poll(t, 60*time.Second, func() bool {
 		resp, _ := request(t, c.Admin, "GET", "/apis/metrics.k8s.io/v1beta1/nodes", nil, nil)
 		return resp.StatusCode == 200
 	})
+	stop()
+	for _, v := range []string{"v1beta1", "v1"} {
+		poll(t, 30*time.Second, func() bool {
+			_, err := ac.ApiregistrationV1().APIServices().Get(ctx, v+".metrics.k8s.io", metav1.GetOptions{})
+			return apierrors.IsNotFound(err)
+		})
+	}
 }
 
 // startMetricsServer runs a metrics server in-process against c, as --metrics=in-process does,
 // and returns how to stop it.
-func startMetricsServer(t *testing.T, c *chain.Chain) func() {
+func startMetricsServer(t *testing.T, c *chain.Chain, mods ...func(*metrics.Options)) func() {
 	t.Helper()
 	o := metrics.NewOptions()
 	o.Kubeconfig = c.KubeconfigPath
@@ -170,6 +179,9 @@ func startMetricsServer(t *testing.T, c *chain.Chain) func() {
 	o.BindAddress, o.SecurePort = "127.0.0.1", 0
 	o.CertDir = filepath.Join(dir, "metrics-server")
 	o.KubeletPreferredAddressTypes = []string{"InternalIP"}
+	for _, mod := range mods {
+		mod(o)
+	}
 	completed, err := o.Complete()
 	if err != nil {
 		t.Fatal(err)

@@ -38,11 +38,12 @@ type Extra struct {
 	Kubelet                                     scraper.KubeletClientConfig
 	NodeSelector                                []labels.Requirement
 
-	// Register says whether to register with the chain, AdvertiseIP where, and ServingCA is
-	// the caBundle of the APIServices.
-	Register    bool
-	AdvertiseIP net.IP
-	ServingCA   []byte
+	// Register says whether to register with the chain (and WithdrawOnStop whether to
+	// withdraw on a graceful stop), AdvertiseIP where, and ServingCA is the caBundle of the
+	// APIServices.
+	Register, WithdrawOnStop bool
+	AdvertiseIP              net.IP
+	ServingCA                []byte
 
 	scheme *runtime.Scheme
 	codecs serializer.CodecFactory
@@ -122,14 +123,15 @@ func NewConfig(o CompletedOptions) (*Config, error) {
 			ScrapeTimeout:    timeout,
 			// metrics-server staggers requests over up to 4 s, then gives each 10 s: more than
 			// its minimum resolution of 10 s. Here stagger and timeout fit in the resolution.
-			MaxStagger:   max(0, min(4*time.Second, o.MetricResolution-timeout)),
-			Kubelet:      kubelet,
-			NodeSelector: o.NodeRequirements,
-			Register:     o.Register,
-			AdvertiseIP:  o.AdvertiseIP,
-			ServingCA:    cert.CABundle,
-			scheme:       scheme,
-			codecs:       codecs,
+			MaxStagger:     max(0, min(4*time.Second, o.MetricResolution-timeout)),
+			Kubelet:        kubelet,
+			NodeSelector:   o.NodeRequirements,
+			Register:       o.Register,
+			WithdrawOnStop: o.WithdrawOnStop,
+			AdvertiseIP:    o.AdvertiseIP,
+			ServingCA:      cert.CABundle,
+			scheme:         scheme,
+			codecs:         codecs,
 		},
 	}, nil
 }

@@ -62,6 +62,11 @@ type Options struct {
 	// Register creates or updates, once serving, the Service, EndpointSlice and APIServices
 	// that route metrics.k8s.io from the Aggregator to this server.
 	Register bool
+	// WithdrawOnStop deletes those APIServices again on a graceful stop, if they still route
+	// to this server. metrics-server never does (its manifest owns them), so a stopped one
+	// answers 503 through the Aggregator; the chain sets it for its own metrics server, whose
+	// registration would otherwise greet the next start with "unavailable" errors.
+	WithdrawOnStop bool
 
 	// Authentication and Authorization delegate to the chain, as every aggregated API server
 	// does: TokenReview, SubjectAccessReview, and kube-system/extension-apiserver-authentication.
@@ -98,6 +103,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.DurationVar(&o.MetricResolution, "metric-resolution", o.MetricResolution, "The resolution at which metrics-server will retain metrics, at least 1s.")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "The path to the kubeconfig of the chain to serve: nodes and pods are read from it, authentication and authorization are delegated to it (defaults to in-cluster config).")
 	fs.BoolVar(&o.Register, "register", o.Register, "Create or update, once serving, the Service kube-system/metrics-server, its EndpointSlice and the APIServices v1beta1.metrics.k8s.io and v1.metrics.k8s.io.")
+	fs.BoolVar(&o.WithdrawOnStop, "withdraw-on-stop", o.WithdrawOnStop, "With --register: delete those APIServices on a graceful stop if they still route to this server (then metrics.k8s.io answers 404, not 503, while no metrics server runs).")
 
 	fs = fss.FlagSet("kubelet client")
 	fs.BoolVar(&o.KubeletInsecureTLS, "kubelet-insecure-tls", o.KubeletInsecureTLS, "Do not verify CA of serving certificates presented by Kubelets. For testing purposes only.")

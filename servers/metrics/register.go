@@ -7,7 +7,6 @@ import (
 	"net"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,8 +57,6 @@ type registration struct {
 	// certificate with. It comes from the chain's ConfigMap a moment after the server starts
 	// serving; registered before that, the Aggregator's first availability checks get 403.
 	frontProxyCA interface{ CurrentCABundleContent() []byte }
-	// registered is set once run has registered.
-	registered atomic.Bool
 }
 
 // run registers, retrying with backoff until it works or ctx ends (the server stops). A
@@ -82,7 +79,6 @@ func (r *registration) run(ctx context.Context) {
 		return true, nil
 	})
 	if err == nil {
-		r.registered.Store(true)
 		_, address := r.address()
 		klog.InfoS("Registered metrics.k8s.io", "service", serviceNamespace+"/"+serviceName, "address", address, "port", r.port)
 	}
@@ -93,11 +89,12 @@ func (r *registration) run(ctx context.Context) {
 // report metrics.k8s.io unavailable, with errors, on every start of the chain until a metrics
 // server registers again. A server that registered since keeps its registration.
 func (r *registration) withdraw(ctx context.Context) error {
-	if !r.registered.Load() {
-		return nil
-	}
+	// The EndpointSlice says whether the registration is ours, even one still being retried.
 	addressType, address := r.address()
 	slice, err := r.client.DiscoveryV1().EndpointSlices(serviceNamespace).Get(ctx, serviceName+"-"+strings.ToLower(string(addressType)), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil // never registered
+	}
 	if err != nil {
 		return fmt.Errorf("reading the endpointslice: %w", err)
 	}

@@ -183,14 +183,16 @@ func (c CompletedConfig) newServer() (*Server, error) {
 			s.run(func() { s.registration.run(ctx) })
 			return nil
 		})
-		generic.AddPreShutdownHookOrDie("stop-metrics-server-registration", func() error {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := s.registration.withdraw(ctx); err != nil {
-				klog.ErrorS(err, "Withdrawing metrics.k8s.io from the chain failed")
-			}
-			return nil // a failure must not fail the stop
-		})
+		if x.WithdrawOnStop {
+			generic.AddPreShutdownHookOrDie("stop-metrics-server-registration", func() error {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := s.registration.withdraw(ctx); err != nil {
+					klog.ErrorS(err, "Withdrawing metrics.k8s.io from the chain failed")
+				}
+				return nil // a failure must not fail the stop
+			})
+		}
 	}
 	return s, nil
 }
