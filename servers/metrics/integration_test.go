@@ -20,6 +20,7 @@ import (
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
 	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/servers/metrics"
 )
 
 const testNamespace = "metrics-test"
@@ -54,7 +55,8 @@ func TestThroughAggregator(t *testing.T) {
 	createPod(t, cs, "pending-1", "node-a", map[string]string{"app": "web"}, corev1.PodPending, "app")
 
 	certDir := filepath.Join(t.TempDir(), "certs")
-	server, stop := startServer(t, c, kubelet.caFile(t), certDir)
+	// As the chain runs its own metrics server: withdrawing its registration when it stops.
+	server, stop := startServer(t, c, kubelet.caFile(t), certDir, func(o *metrics.Options) { o.WithdrawOnStop = true })
 	ac := aggregatorclient.NewForConfigOrDie(c.Admin)
 	waitAvailable(t, ac)
 
@@ -221,7 +223,8 @@ func TestThroughAggregator(t *testing.T) {
 			t.Fatal(err)
 		}
 		stop()
-		// Stopped, it withdrew its APIServices: the aggregator has no unavailable one to report.
+		// Stopped, it withdrew its APIServices (--withdraw-on-stop): the aggregator has no
+		// unavailable one to report.
 		for _, name := range []string{"v1.metrics.k8s.io", "v1beta1.metrics.k8s.io"} {
 			if _, err := ac.ApiregistrationV1().APIServices().Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Errorf("APIService %s after the metrics server stopped: %v, want NotFound", name, err)
