@@ -13,37 +13,12 @@ import (
 	"github.com/apichain/apichain/servers/core/validation"
 )
 
-// join concatenates the results of a list of rules.
-func join(lists ...field.ErrorList) field.ErrorList {
-	var errs field.ErrorList
-	for _, l := range lists {
-		errs = append(errs, l...)
-	}
-	return errs
-}
-
-// when returns err if cond holds: a rule that is one condition.
-func when(cond bool, err *field.Error) field.ErrorList {
-	if cond {
-		return field.ErrorList{err}
-	}
-	return nil
-}
-
 // ifSet runs check on an optional string field that is set.
 func ifSet[T ~string](path *field.Path, value T, check func(*field.Path, string) field.ErrorList) field.ErrorList {
 	if value == "" {
 		return nil
 	}
 	return check(path, string(value))
-}
-
-// ifSetPtr runs check on an optional pointer field that is set.
-func ifSetPtr[T any](path *field.Path, value *T, check func(*field.Path, T) field.ErrorList) field.ErrorList {
-	if value == nil {
-		return nil
-	}
-	return check(path, *value)
 }
 
 // optionalOneOf is validation.OneOf for an enum that may be left empty.
@@ -122,13 +97,13 @@ func fileName(p *field.Path, value string) field.ErrorList {
 	if value == "" {
 		return field.ErrorList{field.Required(p, "")}
 	}
-	return join(relativePath(p, value),
-		when(strings.HasPrefix(value, ".."), field.Invalid(p, value, "must not start with '..'")))
+	return validation.Join(relativePath(p, value),
+		validation.When(strings.HasPrefix(value, ".."), field.Invalid(p, value, "must not start with '..'")))
 }
 
 // fileMode: permission bits of a projected file, 0 to 0777.
 func fileMode(p *field.Path, mode int32) field.ErrorList {
-	return when(mode < 0 || mode > 0o777, field.Invalid(p, mode, "must be a number between 0 and 0777 (octal), both inclusive"))
+	return validation.When(mode < 0 || mode > 0o777, field.Invalid(p, mode, "must be a number between 0 and 0777 (octal), both inclusive"))
 }
 
 // invalid turns the messages of a k8s.io/apimachinery check into Invalid errors at path.

@@ -32,9 +32,9 @@ func (s *podSpec) container(path *field.Path, c *corev1.Container, init bool) fi
 	// An init container that restarts always is a sidecar: it runs beside the others, so it may
 	// have probes and lifecycle hooks; a plain init container runs to completion first.
 	sidecar := init && c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
-	return join(
+	return validation.Join(
 		validation.Required(path.Child("image"), c.Image),
-		when(s.isPod && strings.TrimSpace(c.Image) != c.Image,
+		validation.When(s.isPod && strings.TrimSpace(c.Image) != c.Image,
 			field.Invalid(path.Child("image"), c.Image, "must not have leading or trailing whitespace")),
 		s.ports(path.Child("ports"), c.Ports),
 		envFrom(path.Child("envFrom"), c.EnvFrom),
@@ -179,13 +179,13 @@ func (s *podSpec) volumeMounts(path *field.Path, c *corev1.Container) field.Erro
 			errs = append(errs, relativePath(path.Child("subPath"), m.SubPath)...)
 		}
 		if m.SubPathExpr != "" {
-			errs = append(errs, when(m.SubPath != "", field.Invalid(p.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))...)
+			errs = append(errs, validation.When(m.SubPath != "", field.Invalid(p.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))...)
 			errs = append(errs, relativePath(path.Child("subPathExpr"), m.SubPathExpr)...)
 		}
 		if m.MountPropagation != nil {
 			errs = append(errs, validation.OneOf(p.Child("mountPropagation"), *m.MountPropagation,
 				corev1.MountPropagationBidirectional, corev1.MountPropagationHostToContainer, corev1.MountPropagationNone)...)
-			errs = append(errs, when(*m.MountPropagation == corev1.MountPropagationBidirectional && !privileged,
+			errs = append(errs, validation.When(*m.MountPropagation == corev1.MountPropagationBidirectional && !privileged,
 				field.Forbidden(p.Child("mountPropagation"), "Bidirectional mount propagation is available only to privileged containers"))...)
 		}
 		errs = append(errs, recursiveReadOnly(p.Child("recursiveReadOnly"), &m)...)
@@ -204,9 +204,9 @@ func recursiveReadOnly(path *field.Path, m *corev1.VolumeMount) field.ErrorList 
 		return errs
 	}
 	propagated := m.MountPropagation != nil && *m.MountPropagation != corev1.MountPropagationNone
-	return join(errs,
-		when(!m.ReadOnly, field.Forbidden(path, "may only be specified when readOnly is true")),
-		when(propagated, field.Forbidden(path, "may only be specified when mountPropagation is None or not specified")))
+	return validation.Join(errs,
+		validation.When(!m.ReadOnly, field.Forbidden(path, "may only be specified when readOnly is true")),
+		validation.When(propagated, field.Forbidden(path, "may only be specified when mountPropagation is None or not specified")))
 }
 
 // volumeDevices: raw block devices from claims, at unique paths that are not mount paths.

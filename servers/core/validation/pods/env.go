@@ -33,20 +33,20 @@ func (s *podSpec) envVar(path *field.Path, e *corev1.EnvVar) field.ErrorList {
 	case e.Value != "":
 		return append(errs, field.Invalid(p, "", "may not be specified when `value` is not empty"))
 	}
-	return join(errs,
-		ifSetPtr(p.Child("fieldRef"), from.FieldRef, func(p *field.Path, f corev1.ObjectFieldSelector) field.ErrorList {
+	return validation.Join(errs,
+		validation.IfSet(p.Child("fieldRef"), from.FieldRef, func(p *field.Path, f corev1.ObjectFieldSelector) field.ErrorList {
 			return podField(p, &f, envPodFields)
 		}),
-		ifSetPtr(p.Child("resourceFieldRef"), from.ResourceFieldRef, func(p *field.Path, r corev1.ResourceFieldSelector) field.ErrorList {
+		validation.IfSet(p.Child("resourceFieldRef"), from.ResourceFieldRef, func(p *field.Path, r corev1.ResourceFieldSelector) field.ErrorList {
 			return containerField(p, &r, false)
 		}),
-		ifSetPtr(p.Child("configMapKeyRef"), from.ConfigMapKeyRef, func(p *field.Path, r corev1.ConfigMapKeySelector) field.ErrorList {
+		validation.IfSet(p.Child("configMapKeyRef"), from.ConfigMapKeyRef, func(p *field.Path, r corev1.ConfigMapKeySelector) field.ErrorList {
 			return keyRef(p, r.Name, r.Key)
 		}),
-		ifSetPtr(p.Child("secretKeyRef"), from.SecretKeyRef, func(p *field.Path, r corev1.SecretKeySelector) field.ErrorList {
+		validation.IfSet(p.Child("secretKeyRef"), from.SecretKeyRef, func(p *field.Path, r corev1.SecretKeySelector) field.ErrorList {
 			return keyRef(p, r.Name, r.Key)
 		}),
-		ifSetPtr(p.Child("fileKeyRef"), from.FileKeyRef, fileKeyRef),
+		validation.IfSet(p.Child("fileKeyRef"), from.FileKeyRef, fileKeyRef),
 	)
 }
 

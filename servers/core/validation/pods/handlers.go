@@ -45,9 +45,9 @@ func (s *podSpec) probes(path *field.Path, c *corev1.Container, plainInit bool) 
 // probe: exactly one way to probe, and counts and periods that are not negative.
 func probe(path *field.Path, pr *corev1.Probe) field.ErrorList {
 	errs := exactlyOne(path, setMembers(&pr.ProbeHandler), "must specify a handler type", "may not specify more than 1 handler type")
-	return join(errs,
+	return validation.Join(errs,
 		handlerActions(path, pr.Exec, pr.HTTPGet, pr.TCPSocket),
-		ifSetPtr(path.Child("grpc"), pr.GRPC, func(p *field.Path, g corev1.GRPCAction) field.ErrorList {
+		validation.IfSet(path.Child("grpc"), pr.GRPC, func(p *field.Path, g corev1.GRPCAction) field.ErrorList {
 			return validation.Port(p.Child("port"), g.Port)
 		}),
 		validation.NonNegative(path.Child("initialDelaySeconds"), int64(pr.InitialDelaySeconds)),
@@ -55,7 +55,7 @@ func probe(path *field.Path, pr *corev1.Probe) field.ErrorList {
 		validation.NonNegative(path.Child("periodSeconds"), int64(pr.PeriodSeconds)),
 		validation.NonNegative(path.Child("successThreshold"), int64(pr.SuccessThreshold)),
 		validation.NonNegative(path.Child("failureThreshold"), int64(pr.FailureThreshold)),
-		when(pr.TerminationGracePeriodSeconds != nil && *pr.TerminationGracePeriodSeconds <= 0,
+		validation.When(pr.TerminationGracePeriodSeconds != nil && *pr.TerminationGracePeriodSeconds <= 0,
 			field.Invalid(path.Child("terminationGracePeriodSeconds"), pr.TerminationGracePeriodSeconds, "must be greater than 0")),
 	)
 }
@@ -97,10 +97,10 @@ func (s *podSpec) lifecycle(path *field.Path, l *corev1.Lifecycle, plainInit boo
 	if plainInit {
 		return field.ErrorList{field.Forbidden(path, "may not be set for init containers without restartPolicy=Always")}
 	}
-	return join(
-		ifSetPtr(path.Child("postStart"), l.PostStart, s.lifecycleHandler),
-		ifSetPtr(path.Child("preStop"), l.PreStop, s.lifecycleHandler),
-		ifSetPtr(path.Child("stopSignal"), l.StopSignal, s.stopSignal),
+	return validation.Join(
+		validation.IfSet(path.Child("postStart"), l.PostStart, s.lifecycleHandler),
+		validation.IfSet(path.Child("preStop"), l.PreStop, s.lifecycleHandler),
+		validation.IfSet(path.Child("stopSignal"), l.StopSignal, s.stopSignal),
 	)
 }
 

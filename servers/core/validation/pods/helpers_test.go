@@ -1,12 +1,10 @@
 package pods
 
 import (
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/apichain/apichain/servers/core/defaults"
@@ -50,21 +48,4 @@ spec:
 		scheme.Default(p)
 	}
 	return p
-}
-
-// expect compares errs with want, in order: each wanted string is the start of the error
-// as kube-apiserver prints it ("path: Type: value: message").
-func expect(t *testing.T, name string, errs field.ErrorList, want ...string) {
-	t.Helper()
-	var got []string
-	for _, e := range errs {
-		got = append(got, e.Error())
-	}
-	ok := len(got) == len(want)
-	for i := 0; ok && i < len(want); i++ {
-		ok = strings.HasPrefix(got[i], want[i])
-	}
-	if !ok {
-		t.Errorf("%s:\n got  %s\n want %s", name, strings.Join(got, "\n      "), strings.Join(want, "\n      "))
-	}
 }

@@ -17,7 +17,7 @@ var accessModes = []corev1.PersistentVolumeAccessMode{
 
 // ValidatePersistentVolume is the rule list of a PersistentVolume being created.
 func ValidatePersistentVolume(pv *corev1.PersistentVolume) field.ErrorList {
-	return join(
+	return validation.Join(
 		validation.Meta(&pv.ObjectMeta, false, validation.SubdomainName, metadata),
 		persistentVolumeSpec(pv),
 	)
@@ -27,32 +27,32 @@ func ValidatePersistentVolume(pv *corev1.PersistentVolume) field.ErrorList {
 func persistentVolumeSpec(pv *corev1.PersistentVolume) field.ErrorList {
 	spec := &pv.Spec
 	sources := setMembers(&spec.PersistentVolumeSource)
-	return join(
+	return validation.Join(
 		capacity(specPath.Child("capacity"), spec.Capacity),
 		persistentVolumeSource(specPath, spec),
 		accessModeList(specPath.Child("accessModes"), spec.AccessModes, ""),
 		optionalOneOf(specPath.Child("persistentVolumeReclaimPolicy"), spec.PersistentVolumeReclaimPolicy,
 			corev1.PersistentVolumeReclaimDelete, corev1.PersistentVolumeReclaimRecycle, corev1.PersistentVolumeReclaimRetain),
 		// The recycler would wipe the node's root.
-		when(spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle && spec.HostPath != nil && path.Clean(spec.HostPath.Path) == "/",
+		validation.When(spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRecycle && spec.HostPath != nil && path.Clean(spec.HostPath.Path) == "/",
 			field.Forbidden(specPath.Child("persistentVolumeReclaimPolicy"), "may not be 'recycle' for a hostPath mount of '/'")),
 		ifSet(specPath.Child("storageClassName"), spec.StorageClassName, validation.DNSSubdomain),
 		mountOptions(pv),
-		ifSetPtr(specPath.Child("volumeMode"), spec.VolumeMode, volumeMode),
-		ifSetPtr(specPath.Child("nodeAffinity"), spec.NodeAffinity, func(p *field.Path, a corev1.VolumeNodeAffinity) field.ErrorList {
+		validation.IfSet(specPath.Child("volumeMode"), spec.VolumeMode, volumeMode),
+		validation.IfSet(specPath.Child("nodeAffinity"), spec.NodeAffinity, func(p *field.Path, a corev1.VolumeNodeAffinity) field.ErrorList {
 			if a.Required == nil {
 				return field.ErrorList{field.Required(p.Child("required"), "must specify required node constraints")}
 			}
 			return nodeSelector(p.Child("required"), *a.Required)
 		}),
 		// A local volume is on one node's disk: only pods on that node can use it.
-		when(spec.Local != nil && spec.NodeAffinity == nil, field.Required(specPath.Child("nodeAffinity"), "Local volume requires node affinity")),
-		ifSetPtr(specPath.Child("volumeAttributesClassName"), spec.VolumeAttributesClassName, func(p *field.Path, name string) field.ErrorList {
+		validation.When(spec.Local != nil && spec.NodeAffinity == nil, field.Required(specPath.Child("nodeAffinity"), "Local volume requires node affinity")),
+		validation.IfSet(specPath.Child("volumeAttributesClassName"), spec.VolumeAttributesClassName, func(p *field.Path, name string) field.ErrorList {
 			if name == "" {
 				return field.ErrorList{field.Required(p, "an empty string is disallowed")}
 			}
-			return join(validation.DNSSubdomain(p, name),
-				when(len(sources) > 0 && spec.CSI == nil, field.Required(specPath.Child("csi"), "has to be specified when using volumeAttributesClassName")))
+			return validation.Join(validation.DNSSubdomain(p, name),
+				validation.When(len(sources) > 0 && spec.CSI == nil, field.Required(specPath.Child("csi"), "has to be specified when using volumeAttributesClassName")))
 		}),
 	)
 }
@@ -68,8 +68,8 @@ func capacity(p *field.Path, c corev1.ResourceList) field.ErrorList {
 	}
 	for _, name := range sortedNames(c) {
 		q := c[name]
-		errs = append(errs, when(q.Value() < 0, field.Invalid(p.Key(string(name)), q.Value(), "must be a valid resource quantity"))...)
-		errs = append(errs, when(q.Sign() <= 0, field.Invalid(p.Key(string(name)), q.String(), "must be greater than zero"))...)
+		errs = append(errs, validation.When(q.Value() < 0, field.Invalid(p.Key(string(name)), q.Value(), "must be a valid resource quantity"))...)
+		errs = append(errs, validation.When(q.Sign() <= 0, field.Invalid(p.Key(string(name)), q.String(), "must be greater than zero"))...)
 	}
 	return errs
 }
@@ -77,14 +77,14 @@ func capacity(p *field.Path, c corev1.ResourceList) field.ErrorList {
 // persistentVolumeSource: exactly one source; the common ones checked as in a pod.
 func persistentVolumeSource(p *field.Path, spec *corev1.PersistentVolumeSpec) field.ErrorList {
 	errs := exactlyOne(p, setMembers(&spec.PersistentVolumeSource), "must specify a volume type", "may not specify more than 1 volume type")
-	return join(errs,
-		ifSetPtr(p.Child("hostPath"), spec.HostPath, hostPathSource),
-		ifSetPtr(p.Child("nfs"), spec.NFS, nfsSource),
-		ifSetPtr(p.Child("local"), spec.Local, func(p *field.Path, l corev1.LocalVolumeSource) field.ErrorList {
-			return join(validation.Required(p.Child("path"), l.Path), noBacksteps(p.Child("path"), l.Path))
+	return validation.Join(errs,
+		validation.IfSet(p.Child("hostPath"), spec.HostPath, hostPathSource),
+		validation.IfSet(p.Child("nfs"), spec.NFS, nfsSource),
+		validation.IfSet(p.Child("local"), spec.Local, func(p *field.Path, l corev1.LocalVolumeSource) field.ErrorList {
+			return validation.Join(validation.Required(p.Child("path"), l.Path), noBacksteps(p.Child("path"), l.Path))
 		}),
-		ifSetPtr(p.Child("csi"), spec.CSI, func(p *field.Path, c corev1.CSIPersistentVolumeSource) field.ErrorList {
-			errs := join(csiDriver(p.Child("driver"), c.Driver), validation.Required(p.Child("volumeHandle"), c.VolumeHandle))
+		validation.IfSet(p.Child("csi"), spec.CSI, func(p *field.Path, c corev1.CSIPersistentVolumeSource) field.ErrorList {
+			errs := validation.Join(csiDriver(p.Child("driver"), c.Driver), validation.Required(p.Child("volumeHandle"), c.VolumeHandle))
 			for _, ref := range []struct {
 				name string
 				ref  *corev1.SecretReference
@@ -112,7 +112,7 @@ func mountOptions(pv *corev1.PersistentVolume) field.ErrorList {
 		s.RBD != nil || s.Quobyte != nil || s.ISCSI != nil || s.Cinder != nil || s.CephFS != nil ||
 		s.AzureFile != nil || s.VsphereVolume != nil || s.AzureDisk != nil || s.PhotonPersistentDisk != nil
 	_, annotated := pv.Annotations[mountOptionAnnotation]
-	return when(annotated && !mounted,
+	return validation.When(annotated && !mounted,
 		field.Forbidden(metadata.Child("annotations", mountOptionAnnotation), "may not specify mount options for this volume type"))
 }
 
@@ -127,16 +127,16 @@ func accessModeList(p *field.Path, modes []corev1.PersistentVolumeAccessMode, mi
 	}
 	var errs field.ErrorList
 	for _, m := range modes {
-		errs = append(errs, when(!contains(accessModes, m), field.NotSupported(p, m, accessModes))...)
+		errs = append(errs, validation.When(!contains(accessModes, m), field.NotSupported(p, m, accessModes))...)
 	}
-	return append(errs, when(contains(modes, corev1.ReadWriteOncePod) && len(modes) > 1,
+	return append(errs, validation.When(contains(modes, corev1.ReadWriteOncePod) && len(modes) > 1,
 		field.Forbidden(p, "may not use ReadWriteOncePod with other access modes"))...)
 }
 
 // ValidatePersistentVolumeUpdate: a valid volume whose source and mode stay; its node affinity
 // too, once set.
 func ValidatePersistentVolumeUpdate(pv, old *corev1.PersistentVolume) field.ErrorList {
-	errs := join(
+	errs := validation.Join(
 		validation.MetaUpdate(&pv.ObjectMeta, &old.ObjectMeta, metadata),
 		persistentVolumeSpec(pv),
 	)
@@ -162,7 +162,7 @@ func ValidatePersistentVolumeStatusUpdate(pv, old *corev1.PersistentVolume) fiel
 
 // ValidatePersistentVolumeClaim is the rule list of a PersistentVolumeClaim being created.
 func ValidatePersistentVolumeClaim(pvc *corev1.PersistentVolumeClaim) field.ErrorList {
-	return join(
+	return validation.Join(
 		validation.Meta(&pvc.ObjectMeta, true, validation.SubdomainName, metadata),
 		ValidatePersistentVolumeClaimSpec(&pvc.Spec, specPath),
 	)
@@ -173,17 +173,17 @@ func ValidatePersistentVolumeClaim(pvc *corev1.PersistentVolumeClaim) field.Erro
 func ValidatePersistentVolumeClaimSpec(spec *corev1.PersistentVolumeClaimSpec, path *field.Path) field.ErrorList {
 	storage, hasStorage := spec.Resources.Requests[corev1.ResourceStorage]
 	storagePath := path.Child("resources").Key(string(corev1.ResourceStorage))
-	return join(
+	return validation.Join(
 		accessModeList(path.Child("accessModes"), spec.AccessModes, "at least 1 access mode is required"),
 		validation.Selector(path.Child("selector"), spec.Selector),
-		when(!hasStorage, field.Required(storagePath, "")),
-		when(hasStorage && storage.Sign() <= 0, field.Invalid(storagePath, storage.String(), "must be greater than zero")),
-		ifSetPtr(path.Child("storageClassName"), spec.StorageClassName, func(p *field.Path, name string) field.ErrorList {
+		validation.When(!hasStorage, field.Required(storagePath, "")),
+		validation.When(hasStorage && storage.Sign() <= 0, field.Invalid(storagePath, storage.String(), "must be greater than zero")),
+		validation.IfSet(path.Child("storageClassName"), spec.StorageClassName, func(p *field.Path, name string) field.ErrorList {
 			return ifSet(p, name, validation.DNSSubdomain)
 		}),
-		ifSetPtr(path.Child("volumeMode"), spec.VolumeMode, volumeMode),
+		validation.IfSet(path.Child("volumeMode"), spec.VolumeMode, volumeMode),
 		dataSource(path, spec),
-		ifSetPtr(path.Child("volumeAttributesClassName"), spec.VolumeAttributesClassName, func(p *field.Path, name string) field.ErrorList {
+		validation.IfSet(path.Child("volumeAttributesClassName"), spec.VolumeAttributesClassName, func(p *field.Path, name string) field.ErrorList {
 			return ifSet(p, name, validation.DNSSubdomain)
 		}),
 	)
@@ -193,12 +193,12 @@ func ValidatePersistentVolumeClaimSpec(spec *corev1.PersistentVolumeClaimSpec, p
 // populator's object); dataSource and dataSourceRef say the same when both are given.
 func dataSource(path *field.Path, spec *corev1.PersistentVolumeClaimSpec) field.ErrorList {
 	ref := func(p *field.Path, apiGroup *string, kind, name string) field.ErrorList {
-		return join(
+		return validation.Join(
 			validation.Required(p.Child("name"), name),
 			validation.Required(p.Child("kind"), kind),
-			when((apiGroup == nil || *apiGroup == "") && kind != "" && kind != "PersistentVolumeClaim",
+			validation.When((apiGroup == nil || *apiGroup == "") && kind != "" && kind != "PersistentVolumeClaim",
 				field.Invalid(p, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup")),
-			ifSetPtr(p.Child("apiGroup"), apiGroup, func(p *field.Path, g string) field.ErrorList {
+			validation.IfSet(p.Child("apiGroup"), apiGroup, func(p *field.Path, g string) field.ErrorList {
 				return ifSet(p, g, validation.DNSSubdomain)
 			}),
 		)
@@ -213,7 +213,7 @@ func dataSource(path *field.Path, spec *corev1.PersistentVolumeClaimSpec) field.
 	if ds, dr := spec.DataSource, spec.DataSourceRef; ds != nil && dr != nil {
 		same := ds.Kind == dr.Kind && ds.Name == dr.Name && equality.Semantic.DeepEqual(ds.APIGroup, dr.APIGroup)
 		// kube-apiserver's bad value here is a field path, which prints as {}.
-		errs = append(errs, when(!same, field.Invalid(path, path.Child("dataSource"), "must match dataSourceRef"))...)
+		errs = append(errs, validation.When(!same, field.Invalid(path, path.Child("dataSource"), "must match dataSourceRef"))...)
 	}
 	return errs
 }
@@ -222,7 +222,7 @@ func dataSource(path *field.Path, spec *corev1.PersistentVolumeClaimSpec) field.
 // volume once, setting a missing class, and, once bound, resizing and changing its volume
 // attributes class. It may shrink back only while above what was actually allocated.
 func ValidatePersistentVolumeClaimUpdate(pvc, old *corev1.PersistentVolumeClaim) field.ErrorList {
-	errs := join(
+	errs := validation.Join(
 		validation.MetaUpdate(&pvc.ObjectMeta, &old.ObjectMeta, metadata),
 		ValidatePersistentVolumeClaimSpec(&pvc.Spec, specPath),
 	)
@@ -264,11 +264,11 @@ func ValidatePersistentVolumeClaimStatusUpdate(pvc, old *corev1.PersistentVolume
 	errs := validation.MetaUpdate(&pvc.ObjectMeta, &old.ObjectMeta, metadata)
 	for _, name := range sortedNames(pvc.Status.Capacity) {
 		q := pvc.Status.Capacity[name]
-		errs = append(errs, when(q.Value() < 0, field.Invalid(status.Child("capacity").Key(string(name)), q.Value(), "must be a valid resource quantity"))...)
+		errs = append(errs, validation.When(q.Value() < 0, field.Invalid(status.Child("capacity").Key(string(name)), q.Value(), "must be a valid resource quantity"))...)
 	}
 	for name, st := range pvc.Status.AllocatedResourceStatuses {
 		// kube-apiserver reports an unknown state with the resource's name as the value.
-		errs = append(errs, when(!contains(resizeStatuses, st), field.NotSupported(status.Child("allocatedResourceStatuses"), name, resizeStatuses))...)
+		errs = append(errs, validation.When(!contains(resizeStatuses, st), field.NotSupported(status.Child("allocatedResourceStatuses"), name, resizeStatuses))...)
 	}
 	for _, name := range sortedNames(pvc.Status.AllocatedResources) {
 		errs = append(errs, validation.NonNegativeQuantity(status.Child("allocatedResources").Key(string(name)), pvc.Status.AllocatedResources[name])...)

@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 func persistentVolume(t *testing.T, edit func(*corev1.PersistentVolume)) *corev1.PersistentVolume {
@@ -69,7 +71,7 @@ func TestPersistentVolume(t *testing.T) {
 			[]string{`spec.csi.volumeHandle: Required value`}},
 	}
 	for _, tc := range cases {
-		expect(t, tc.name, ValidatePersistentVolume(persistentVolume(t, tc.edit)), tc.want...)
+		validationtest.Expect(t, tc.name, ValidatePersistentVolume(persistentVolume(t, tc.edit)), tc.want...)
 	}
 
 	old := persistentVolume(t, nil)
@@ -78,13 +80,13 @@ func TestPersistentVolume(t *testing.T) {
 		edit(pv)
 		return ValidatePersistentVolumeUpdate(pv, old)
 	}
-	expect(t, "capacity may change", update(func(pv *corev1.PersistentVolume) {
+	validationtest.Expect(t, "capacity may change", update(func(pv *corev1.PersistentVolume) {
 		pv.Spec.Capacity[corev1.ResourceStorage] = resource.MustParse("2Gi")
 	}))
-	expect(t, "the source may not", update(func(pv *corev1.PersistentVolume) { pv.Spec.HostPath.Path = "/tmp/y" }),
+	validationtest.Expect(t, "the source may not", update(func(pv *corev1.PersistentVolume) { pv.Spec.HostPath.Path = "/tmp/y" }),
 		"spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation\n")
-	expect(t, "invalid on update", update(func(pv *corev1.PersistentVolume) { pv.Spec.AccessModes = nil }), `spec.accessModes: Required value`)
-	expect(t, "status", ValidatePersistentVolumeStatusUpdate(persistentVolume(t, func(pv *corev1.PersistentVolume) { pv.Status.Phase = corev1.VolumeBound }), old))
+	validationtest.Expect(t, "invalid on update", update(func(pv *corev1.PersistentVolume) { pv.Spec.AccessModes = nil }), `spec.accessModes: Required value`)
+	validationtest.Expect(t, "status", ValidatePersistentVolumeStatusUpdate(persistentVolume(t, func(pv *corev1.PersistentVolume) { pv.Status.Phase = corev1.VolumeBound }), old))
 }
 
 func claim(t *testing.T, edit func(*corev1.PersistentVolumeClaim)) *corev1.PersistentVolumeClaim {
@@ -129,7 +131,7 @@ func TestPersistentVolumeClaim(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		expect(t, tc.name, ValidatePersistentVolumeClaim(claim(t, tc.edit)), tc.want...)
+		validationtest.Expect(t, tc.name, ValidatePersistentVolumeClaim(claim(t, tc.edit)), tc.want...)
 	}
 
 	const immutable = "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n"
@@ -162,18 +164,18 @@ func TestPersistentVolumeClaim(t *testing.T) {
 		old := claim(t, tc.old)
 		pvc := old.DeepCopy()
 		tc.edit(pvc)
-		expect(t, tc.name, ValidatePersistentVolumeClaimUpdate(pvc, old), tc.want...)
+		validationtest.Expect(t, tc.name, ValidatePersistentVolumeClaimUpdate(pvc, old), tc.want...)
 	}
 
 	old := claim(t, nil)
 	status := old.DeepCopy()
 	status.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}
 	status.Status.AllocatedResourceStatuses = map[corev1.ResourceName]corev1.ClaimResourceStatus{corev1.ResourceStorage: "Sideways"}
-	expect(t, "resize status", ValidatePersistentVolumeClaimStatusUpdate(status, old),
+	validationtest.Expect(t, "resize status", ValidatePersistentVolumeClaimStatusUpdate(status, old),
 		`status.allocatedResourceStatuses: Unsupported value: "storage": supported values: "ControllerResizeInProgress", "ControllerResizeInfeasible", "NodeResizeInProgress", "NodeResizeInfeasible", "NodeResizePending"`)
 
 	// A StatefulSet's claim templates are checked at their own path.
-	expect(t, "claim template", ValidatePersistentVolumeClaimSpec(&corev1.PersistentVolumeClaimSpec{
+	validationtest.Expect(t, "claim template", ValidatePersistentVolumeClaimSpec(&corev1.PersistentVolumeClaimSpec{
 		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}, field.NewPath("spec", "volumeClaimTemplates").Index(0).Child("spec")),
 		`spec.volumeClaimTemplates[0].spec.resources[storage]: Required value`)
 }

@@ -18,12 +18,12 @@ var (
 // ValidatePod is the rule list of a Pod being created.
 func ValidatePod(pod *corev1.Pod) field.ErrorList {
 	spec := newPodSpec(&pod.Spec, nil, &pod.ObjectMeta, true)
-	return join(
+	return validation.Join(
 		validation.Meta(&pod.ObjectMeta, true, validation.SubdomainName, metadata),
 		podAnnotations(metadata.Child("annotations"), pod.Annotations, &pod.Spec),
 		spec.validate(specPath),
-		when(len(pod.Spec.EphemeralContainers) > 0, field.Forbidden(specPath.Child("ephemeralContainers"), "cannot be set on create")),
-		when(pod.Spec.NodeName != "" && len(pod.Spec.SchedulingGates) > 0,
+		validation.When(len(pod.Spec.EphemeralContainers) > 0, field.Forbidden(specPath.Child("ephemeralContainers"), "cannot be set on create")),
+		validation.When(pod.Spec.NodeName != "" && len(pod.Spec.SchedulingGates) > 0,
 			field.Forbidden(specPath.Child("nodeName"), "cannot be set until all schedulingGates have been cleared")),
 	)
 }
@@ -32,7 +32,7 @@ func ValidatePod(pod *corev1.Pod) field.ErrorList {
 // few fields of update.go may change.
 func ValidatePodUpdate(pod, old *corev1.Pod) field.ErrorList {
 	spec := newPodSpec(&pod.Spec, &old.Spec, &pod.ObjectMeta, true)
-	return join(
+	return validation.Join(
 		validation.MetaUpdate(&pod.ObjectMeta, &old.ObjectMeta, metadata),
 		podAnnotations(metadata.Child("annotations"), pod.Annotations, &pod.Spec),
 		mirrorAnnotationUnchanged(metadata.Child("annotations"), pod.Annotations, old.Annotations),
@@ -74,8 +74,8 @@ func mirrorAnnotationUnchanged(path *field.Path, annotations, old map[string]str
 // ValidateBinding is the rule list of a pods/binding request: it names the node to run on.
 func ValidateBinding(binding *corev1.Binding) field.ErrorList {
 	target := field.NewPath("target")
-	return join(
-		when(binding.Target.Kind != "" && binding.Target.Kind != "Node",
+	return validation.Join(
+		validation.When(binding.Target.Kind != "" && binding.Target.Kind != "Node",
 			field.NotSupported(target.Child("kind"), binding.Target.Kind, []string{"Node", "<empty>"})),
 		validation.Required(target.Child("name"), binding.Target.Name),
 		ifSet(target.Child("name"), binding.Target.Name, validation.DNSSubdomain),
@@ -84,7 +84,7 @@ func ValidateBinding(binding *corev1.Binding) field.ErrorList {
 
 // ValidatePodTemplate is the rule list of a PodTemplate being created.
 func ValidatePodTemplate(pt *corev1.PodTemplate) field.ErrorList {
-	return join(
+	return validation.Join(
 		validation.Meta(&pt.ObjectMeta, true, validation.SubdomainName, metadata),
 		ValidatePodTemplateSpec(&pt.Template, nil, field.NewPath("template")),
 	)
@@ -92,7 +92,7 @@ func ValidatePodTemplate(pt *corev1.PodTemplate) field.ErrorList {
 
 // ValidatePodTemplateUpdate is the rule list of a PodTemplate update: any valid template.
 func ValidatePodTemplateUpdate(pt, old *corev1.PodTemplate) field.ErrorList {
-	return join(
+	return validation.Join(
 		validation.MetaUpdate(&pt.ObjectMeta, &old.ObjectMeta, metadata),
 		ValidatePodTemplateSpec(&pt.Template, &old.Template, field.NewPath("template")),
 	)
@@ -111,12 +111,12 @@ func ValidatePodTemplateSpec(template, old *corev1.PodTemplateSpec, path *field.
 	spec := newPodSpec(&template.Spec, oldSpec, &template.ObjectMeta, false)
 	// kube-apiserver reports a template's label and annotation errors at template.labels and
 	// template.annotations, without "metadata".
-	return join(
+	return validation.Join(
 		validation.Labels(path.Child("labels"), template.Labels),
 		validation.Annotations(path.Child("annotations"), template.Annotations),
 		podAnnotations(path.Child("annotations"), template.Annotations, &template.Spec),
 		spec.validate(path.Child("spec")),
-		when(len(template.Spec.EphemeralContainers) > 0,
+		validation.When(len(template.Spec.EphemeralContainers) > 0,
 			field.Forbidden(path.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template")),
 	)
 }
@@ -124,7 +124,7 @@ func ValidatePodTemplateSpec(template, old *corev1.PodTemplateSpec, path *field.
 // templateMeta checks the metadata of an embedded template (a claim template of an ephemeral
 // volume): only labels and annotations mean something there.
 func templateMeta(path *field.Path, meta *metav1.ObjectMeta) field.ErrorList {
-	return join(
+	return validation.Join(
 		validation.Labels(path.Child("labels"), meta.Labels),
 		validation.Annotations(path.Child("annotations"), meta.Annotations),
 	)

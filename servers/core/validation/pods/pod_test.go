@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 const labelMsg = `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'`
@@ -290,7 +292,7 @@ func TestPodCreate(t *testing.T) {
 			[]string{`spec.hostnameOverride: Forbidden: may not be specified when hostNetwork is true`}},
 	}
 	for _, tc := range cases {
-		expect(t, tc.name, ValidatePod(pod(t, tc.edit)), tc.want...)
+		validationtest.Expect(t, tc.name, ValidatePod(pod(t, tc.edit)), tc.want...)
 	}
 }
 
@@ -298,9 +300,9 @@ func TestBinding(t *testing.T) {
 	binding := func(kind, name string) *corev1.Binding {
 		return &corev1.Binding{Target: corev1.ObjectReference{Kind: kind, Name: name}}
 	}
-	expect(t, "valid", ValidateBinding(binding("", "n1")))
-	expect(t, "valid kind", ValidateBinding(binding("Node", "n1")))
-	expect(t, "kind", ValidateBinding(binding("Pod", "n1")), `target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>"`)
-	expect(t, "no node", ValidateBinding(binding("", "")), `target.name: Required value`)
-	expect(t, "node name", ValidateBinding(binding("", "Bad_Name")), `target.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain`)
+	validationtest.Expect(t, "valid", ValidateBinding(binding("", "n1")))
+	validationtest.Expect(t, "valid kind", ValidateBinding(binding("Node", "n1")))
+	validationtest.Expect(t, "kind", ValidateBinding(binding("Pod", "n1")), `target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>"`)
+	validationtest.Expect(t, "no node", ValidateBinding(binding("", "")), `target.name: Required value`)
+	validationtest.Expect(t, "node name", ValidateBinding(binding("", "Bad_Name")), `target.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain`)
 }

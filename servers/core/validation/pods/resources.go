@@ -15,7 +15,7 @@ import (
 // containerResources: valid names and quantities, requests within limits, and claims the pod
 // declares.
 func (s *podSpec) containerResources(path *field.Path, r *corev1.ResourceRequirements) field.ErrorList {
-	return join(
+	return validation.Join(
 		resourceList(path.Child("limits"), r.Limits, ContainerResourceName),
 		resourceList(path.Child("requests"), r.Requests, ContainerResourceName),
 		requestsWithinLimits(path, r),
@@ -72,7 +72,7 @@ func hugePagesNeedCPUOrMemory(path *field.Path, r *corev1.ResourceRequirements) 
 			cpuOrMemory = cpuOrMemory || name == corev1.ResourceCPU || name == corev1.ResourceMemory
 		}
 	}
-	return when(hugePages && !cpuOrMemory, field.Forbidden(path, "HugePages require cpu or memory"))
+	return validation.When(hugePages && !cpuOrMemory, field.Forbidden(path, "HugePages require cpu or memory"))
 }
 
 // claimRefs: a container uses DRA claims (or one request of a claim) that the pod declares.
@@ -121,11 +121,11 @@ func (s *podSpec) podResources(path *field.Path) field.ErrorList {
 		}
 		return field.ErrorList{field.NotSupported(p, name, []string{"cpu", corev1.ResourceHugePagesPrefix, "memory"})}
 	}
-	errs := join(
+	errs := validation.Join(
 		resourceList(path.Child("limits"), r.Limits, podLevel),
 		resourceList(path.Child("requests"), r.Requests, podLevel),
 		requestsWithinLimits(path, r),
-		when(len(r.Claims) > 0, field.Forbidden(path.Child("claims"), "claims may not be set for Resources at pod-level")),
+		validation.When(len(r.Claims) > 0, field.Forbidden(path.Child("claims"), "claims may not be set for Resources at pod-level")),
 	)
 	for _, name := range sortedNames(r.Requests) {
 		podReq, total := r.Requests[name], s.containerRequests(name)

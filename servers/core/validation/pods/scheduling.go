@@ -25,7 +25,7 @@ func (s *podSpec) affinity(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if na := a.NodeAffinity; na != nil {
 		p := path.Child("nodeAffinity")
-		errs = append(errs, ifSetPtr(p.Child("requiredDuringSchedulingIgnoredDuringExecution"), na.RequiredDuringSchedulingIgnoredDuringExecution, nodeSelector)...)
+		errs = append(errs, validation.IfSet(p.Child("requiredDuringSchedulingIgnoredDuringExecution"), na.RequiredDuringSchedulingIgnoredDuringExecution, nodeSelector)...)
 		for i, t := range na.PreferredDuringSchedulingIgnoredDuringExecution {
 			tp := p.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
 			errs = append(errs, weight(tp.Child("weight"), t.Weight)...)
@@ -73,7 +73,7 @@ func at[T any](list []T, i int) *T {
 }
 
 func weight(path *field.Path, w int32) field.ErrorList {
-	return when(w < 1 || w > 100, field.Invalid(path, w, "must be in the range 1-100"))
+	return validation.When(w < 1 || w > 100, field.Invalid(path, w, "must be in the range 1-100"))
 }
 
 // nodeSelector: required node affinity is a list of terms, any of which a node must match.
@@ -103,7 +103,7 @@ func nodeSelectorTerm(path *field.Path, t corev1.NodeSelectorTerm) field.ErrorLi
 	for i, r := range t.MatchFields {
 		p := path.Child("matchFields").Index(i)
 		if r.Operator == corev1.NodeSelectorOpIn || r.Operator == corev1.NodeSelectorOpNotIn {
-			errs = append(errs, when(len(r.Values) != 1, field.Required(p.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))...)
+			errs = append(errs, validation.When(len(r.Values) != 1, field.Required(p.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))...)
 		} else {
 			errs = append(errs, field.Invalid(p.Child("operator"), r.Operator, "not a valid selector operator"))
 		}
@@ -122,9 +122,9 @@ func nodeSelectorTerm(path *field.Path, t corev1.NodeSelectorTerm) field.ErrorLi
 func selectorOperator(path *field.Path, op corev1.NodeSelectorOperator, values []string) field.ErrorList {
 	switch op {
 	case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
-		return when(len(values) == 0, field.Required(path.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
+		return validation.When(len(values) == 0, field.Required(path.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
 	case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
-		return when(len(values) > 0, field.Forbidden(path.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+		return validation.When(len(values) > 0, field.Forbidden(path.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
 	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
 		if len(values) != 1 {
 			return field.ErrorList{field.Required(path.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'")}
@@ -140,7 +140,7 @@ func podAffinityTerm(path *field.Path, t, old *corev1.PodAffinityTerm) field.Err
 	if old == nil {
 		old = &corev1.PodAffinityTerm{}
 	}
-	errs := join(
+	errs := validation.Join(
 		validation.SelectorKeepingOld(path.Child("labelSelector"), t.LabelSelector, old.LabelSelector),
 		validation.SelectorKeepingOld(path.Child("namespaceSelector"), t.NamespaceSelector, old.NamespaceSelector),
 	)
@@ -154,8 +154,8 @@ func podAffinityTerm(path *field.Path, t, old *corev1.PodAffinityTerm) field.Err
 			errs = append(errs, field.Invalid(path.Child("matchLabelKeys").Index(i), k, "exists in both matchLabelKeys and mismatchLabelKeys"))
 		}
 	}
-	return join(errs,
-		when(t.TopologyKey == "", field.Required(path.Child("topologyKey"), "can not be empty")),
+	return validation.Join(errs,
+		validation.When(t.TopologyKey == "", field.Required(path.Child("topologyKey"), "can not be empty")),
 		validation.QualifiedName(path.Child("topologyKey"), t.TopologyKey),
 	)
 }
@@ -193,7 +193,7 @@ func toleration(path *field.Path, t *corev1.Toleration) field.ErrorList {
 	case corev1.TolerationOpEqual, "":
 		errs = append(errs, invalid(path.Child("value"), t.Value, utilvalidation.IsValidLabelValue(t.Value))...)
 	case corev1.TolerationOpExists:
-		errs = append(errs, when(t.Value != "", field.Invalid(path.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))...)
+		errs = append(errs, validation.When(t.Value != "", field.Invalid(path.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))...)
 	default:
 		errs = append(errs, field.NotSupported(path.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
 	}
@@ -206,8 +206,8 @@ func (s *podSpec) topologySpread(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, c := range s.TopologySpreadConstraints {
 		p := path.Index(i)
-		errs = append(errs, when(c.MaxSkew <= 0, field.Invalid(p.Child("maxSkew"), c.MaxSkew, "must be greater than zero"))...)
-		errs = append(errs, when(c.TopologyKey == "", field.Required(p.Child("topologyKey"), "can not be empty"))...)
+		errs = append(errs, validation.When(c.MaxSkew <= 0, field.Invalid(p.Child("maxSkew"), c.MaxSkew, "must be greater than zero"))...)
+		errs = append(errs, validation.When(c.TopologyKey == "", field.Required(p.Child("topologyKey"), "can not be empty"))...)
 		errs = append(errs, validation.OneOf(p.Child("whenUnsatisfiable"), c.WhenUnsatisfiable, corev1.DoNotSchedule, corev1.ScheduleAnyway)...)
 		for _, later := range s.TopologySpreadConstraints[i+1:] {
 			if later.TopologyKey == c.TopologyKey && later.WhenUnsatisfiable == c.WhenUnsatisfiable {
@@ -217,8 +217,8 @@ func (s *podSpec) topologySpread(path *field.Path) field.ErrorList {
 			}
 		}
 		if c.MinDomains != nil {
-			errs = append(errs, when(*c.MinDomains <= 0, field.Invalid(p.Child("minDomains"), *c.MinDomains, "must be greater than 0"))...)
-			errs = append(errs, when(c.WhenUnsatisfiable != corev1.DoNotSchedule, field.Invalid(p.Child("minDomains"), *c.MinDomains,
+			errs = append(errs, validation.When(*c.MinDomains <= 0, field.Invalid(p.Child("minDomains"), *c.MinDomains, "must be greater than 0"))...)
+			errs = append(errs, validation.When(c.WhenUnsatisfiable != corev1.DoNotSchedule, field.Invalid(p.Child("minDomains"), *c.MinDomains,
 				fmt.Sprintf("can only use minDomains if whenUnsatisfiable=%s, not %s", corev1.DoNotSchedule, c.WhenUnsatisfiable)))...)
 		}
 		errs = append(errs, labelKeys(p.Child("matchLabelKeys"), c.MatchLabelKeys, c.LabelSelector)...)
@@ -234,8 +234,8 @@ func (s *podSpec) topologySpread(path *field.Path) field.ErrorList {
 			}
 		}
 		errs = append(errs, validation.SelectorKeepingOld(p.Child("labelSelector"), c.LabelSelector, old)...)
-		errs = append(errs, ifSetPtr(p.Child("nodeAffinityPolicy"), c.NodeAffinityPolicy, nodeInclusionPolicy)...)
-		errs = append(errs, ifSetPtr(p.Child("nodeTaintsPolicy"), c.NodeTaintsPolicy, nodeInclusionPolicy)...)
+		errs = append(errs, validation.IfSet(p.Child("nodeAffinityPolicy"), c.NodeAffinityPolicy, nodeInclusionPolicy)...)
+		errs = append(errs, validation.IfSet(p.Child("nodeTaintsPolicy"), c.NodeTaintsPolicy, nodeInclusionPolicy)...)
 	}
 	return errs
 }

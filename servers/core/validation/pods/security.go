@@ -18,26 +18,26 @@ func (s *podSpec) podSecurityContext(path *field.Path) field.ErrorList {
 	if sc == nil {
 		return nil
 	}
-	errs := join(
+	errs := validation.Join(
 		windowsOptions(path.Child("windowsOptions"), sc.WindowsOptions),
-		ifSetPtr(path.Child("runAsUser"), sc.RunAsUser, userID),
-		ifSetPtr(path.Child("runAsGroup"), sc.RunAsGroup, groupID),
+		validation.IfSet(path.Child("runAsUser"), sc.RunAsUser, userID),
+		validation.IfSet(path.Child("runAsGroup"), sc.RunAsGroup, groupID),
 	)
 	for i, g := range sc.SupplementalGroups {
 		errs = append(errs, groupID(path.Child("supplementalGroups").Index(i), g)...)
 	}
-	return join(errs,
-		ifSetPtr(path.Child("supplementalGroupsPolicy"), sc.SupplementalGroupsPolicy, func(p *field.Path, v corev1.SupplementalGroupsPolicy) field.ErrorList {
+	return validation.Join(errs,
+		validation.IfSet(path.Child("supplementalGroupsPolicy"), sc.SupplementalGroupsPolicy, func(p *field.Path, v corev1.SupplementalGroupsPolicy) field.ErrorList {
 			return validation.OneOf(p, v, corev1.SupplementalGroupsPolicyMerge, corev1.SupplementalGroupsPolicyStrict)
 		}),
-		ifSetPtr(path.Child("fsGroup"), sc.FSGroup, groupID),
+		validation.IfSet(path.Child("fsGroup"), sc.FSGroup, groupID),
 		s.sysctls(path.Child("sysctls"), sc.Sysctls),
-		ifSetPtr(path.Child("fsGroupChangePolicy"), sc.FSGroupChangePolicy, func(p *field.Path, v corev1.PodFSGroupChangePolicy) field.ErrorList {
+		validation.IfSet(path.Child("fsGroupChangePolicy"), sc.FSGroupChangePolicy, func(p *field.Path, v corev1.PodFSGroupChangePolicy) field.ErrorList {
 			return validation.OneOf(p, v, corev1.FSGroupChangeAlways, corev1.FSGroupChangeOnRootMismatch)
 		}),
 		seccompProfile(path.Child("seccompProfile"), sc.SeccompProfile),
 		appArmorProfile(path.Child("appArmorProfile"), sc.AppArmorProfile),
-		ifSetPtr(path.Child("seLinuxChangePolicy"), sc.SELinuxChangePolicy, func(p *field.Path, v corev1.PodSELinuxChangePolicy) field.ErrorList {
+		validation.IfSet(path.Child("seLinuxChangePolicy"), sc.SELinuxChangePolicy, func(p *field.Path, v corev1.PodSELinuxChangePolicy) field.ErrorList {
 			return validation.OneOf(p, v, corev1.SELinuxChangePolicyMountOption, corev1.SELinuxChangePolicyRecursive)
 		}),
 	)
@@ -51,14 +51,14 @@ func (s *podSpec) securityContext(path *field.Path, sc *corev1.SecurityContext) 
 	noEscalation := sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation
 	privileged := sc.Privileged != nil && *sc.Privileged
 	sysAdmin := sc.Capabilities != nil && contains(sc.Capabilities.Add, "CAP_SYS_ADMIN")
-	return join(
+	return validation.Join(
 		windowsOptions(path.Child("windowsOptions"), sc.WindowsOptions),
-		ifSetPtr(path.Child("runAsUser"), sc.RunAsUser, userID),
-		ifSetPtr(path.Child("runAsGroup"), sc.RunAsGroup, groupID),
+		validation.IfSet(path.Child("runAsUser"), sc.RunAsUser, userID),
+		validation.IfSet(path.Child("runAsGroup"), sc.RunAsGroup, groupID),
 		// A privileged process, or one with CAP_SYS_ADMIN, can escalate whatever the flag says.
-		when(noEscalation && privileged, field.Invalid(path, validation.Internal(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true")),
-		when(noEscalation && sysAdmin, field.Invalid(path, validation.Internal(sc), "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN")),
-		ifSetPtr(path.Child("procMount"), sc.ProcMount, s.procMount),
+		validation.When(noEscalation && privileged, field.Invalid(path, validation.Internal(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true")),
+		validation.When(noEscalation && sysAdmin, field.Invalid(path, validation.Internal(sc), "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN")),
+		validation.IfSet(path.Child("procMount"), sc.ProcMount, s.procMount),
 		seccompProfile(path.Child("seccompProfile"), sc.SeccompProfile),
 		appArmorProfile(path.Child("appArmorProfile"), sc.AppArmorProfile),
 	)
@@ -74,9 +74,9 @@ func groupID(path *field.Path, id int64) field.ErrorList {
 
 // procMount: an unmasked /proc is safe only inside a user namespace.
 func (s *podSpec) procMount(path *field.Path, pm corev1.ProcMountType) field.ErrorList {
-	return join(
+	return validation.Join(
 		validation.OneOf(path, pm, corev1.DefaultProcMount, corev1.UnmaskedProcMount),
-		when(pm == corev1.UnmaskedProcMount && (s.HostUsers == nil || *s.HostUsers),
+		validation.When(pm == corev1.UnmaskedProcMount && (s.HostUsers == nil || *s.HostUsers),
 			field.Forbidden(path, "`hostUsers` must be false to use `Unmasked`")),
 	)
 }
@@ -121,11 +121,11 @@ func windowsOptions(path *field.Path, w *corev1.WindowsSecurityContextOptions) f
 	if w == nil {
 		return nil
 	}
-	return join(
-		ifSetPtr(path.Child("gmsaCredentialSpecName"), w.GMSACredentialSpecName, validation.DNSSubdomain),
-		when(w.GMSACredentialSpec != nil && *w.GMSACredentialSpec == "",
+	return validation.Join(
+		validation.IfSet(path.Child("gmsaCredentialSpecName"), w.GMSACredentialSpecName, validation.DNSSubdomain),
+		validation.When(w.GMSACredentialSpec != nil && *w.GMSACredentialSpec == "",
 			field.Invalid(path.Child("gmsaCredentialSpec"), "", "gmsaCredentialSpec cannot be an empty string")),
-		when(w.RunAsUserName != nil && *w.RunAsUserName == "",
+		validation.When(w.RunAsUserName != nil && *w.RunAsUserName == "",
 			field.Invalid(path.Child("runAsUserName"), "", "runAsUserName cannot be an empty string")),
 	)
 }
@@ -182,10 +182,10 @@ func (s *podSpec) osRules(path *field.Path) field.ErrorList {
 // linuxOnly: a Linux pod sets no Windows options.
 func (s *podSpec) linuxOnly(path *field.Path) field.ErrorList {
 	const msg = "windows options cannot be set for a linux pod"
-	errs := when(s.SecurityContext != nil && s.SecurityContext.WindowsOptions != nil,
+	errs := validation.When(s.SecurityContext != nil && s.SecurityContext.WindowsOptions != nil,
 		field.Forbidden(path.Child("securityContext", "windowsOptions"), msg))
 	s.eachContainer(path, func(p *field.Path, c *corev1.Container) {
-		errs = append(errs, when(c.SecurityContext != nil && c.SecurityContext.WindowsOptions != nil,
+		errs = append(errs, validation.When(c.SecurityContext != nil && c.SecurityContext.WindowsOptions != nil,
 			field.Forbidden(p.Child("securityContext", "windowsOptions"), msg))...)
 	})
 	return errs
@@ -195,7 +195,7 @@ func (s *podSpec) linuxOnly(path *field.Path) field.ErrorList {
 func (s *podSpec) windowsOnly(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	forbid := func(p *field.Path, set bool) {
-		errs = append(errs, when(set, field.Forbidden(p, "cannot be set for a windows pod"))...)
+		errs = append(errs, validation.When(set, field.Forbidden(p, "cannot be set for a windows pod"))...)
 	}
 	if sc := s.SecurityContext; sc != nil {
 		p := path.Child("securityContext")
@@ -242,10 +242,10 @@ func (s *podSpec) userNamespace(path *field.Path) field.ErrorList {
 		return nil
 	}
 	const msg = "when `hostUsers` is false"
-	return join(
-		when(s.HostNetwork, field.Forbidden(path.Child("hostNetwork"), msg)),
-		when(s.HostPID, field.Forbidden(path.Child("HostPID"), msg)),
-		when(s.HostIPC, field.Forbidden(path.Child("HostIPC"), msg)),
+	return validation.Join(
+		validation.When(s.HostNetwork, field.Forbidden(path.Child("hostNetwork"), msg)),
+		validation.When(s.HostPID, field.Forbidden(path.Child("HostPID"), msg)),
+		validation.When(s.HostIPC, field.Forbidden(path.Child("HostIPC"), msg)),
 	)
 }
 

@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 func TestPodSecurity(t *testing.T) {
@@ -83,7 +85,7 @@ func TestPodSecurity(t *testing.T) {
 			[]string{"spec.HostPID: Forbidden: when `hostUsers` is false"}},
 	}
 	for _, tc := range cases {
-		expect(t, tc.name, ValidatePod(pod(t, tc.edit)), tc.want...)
+		validationtest.Expect(t, tc.name, ValidatePod(pod(t, tc.edit)), tc.want...)
 	}
 	if n := len(linuxSignals()); n != 65 {
 		t.Errorf("%d Linux signals, want the 65 that k8s.io/api names", n)
@@ -162,6 +164,6 @@ func TestPodScheduling(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		expect(t, tc.name, ValidatePod(pod(t, tc.edit)), tc.want...)
+		validationtest.Expect(t, tc.name, ValidatePod(pod(t, tc.edit)), tc.want...)
 	}
 }

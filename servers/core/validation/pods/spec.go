@@ -38,22 +38,22 @@ func newPodSpec(spec, old *corev1.PodSpec, meta *metav1.ObjectMeta, isPod bool) 
 
 // validate runs the rules of a pod spec, in the order of its fields.
 func (s *podSpec) validate(path *field.Path) field.ErrorList {
-	return join(
+	return validation.Join(
 		s.volumeList(path.Child("volumes")),
 		s.containerList(path.Child("initContainers"), s.InitContainers, true),
 		s.containerList(path.Child("containers"), s.Containers, false),
-		when(len(s.Containers) == 0, field.Required(path.Child("containers"), "")),
+		validation.When(len(s.Containers) == 0, field.Required(path.Child("containers"), "")),
 		s.hostPortConflicts(path.Child("containers")),
 		validation.OneOf(path.Child("restartPolicy"), s.RestartPolicy,
 			corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever),
-		ifSetPtr(path.Child("activeDeadlineSeconds"), s.ActiveDeadlineSeconds, func(p *field.Path, v int64) field.ErrorList {
+		validation.IfSet(path.Child("activeDeadlineSeconds"), s.ActiveDeadlineSeconds, func(p *field.Path, v int64) field.ErrorList {
 			return validation.InRange(p, v, 1, 1<<31-1)
 		}),
 		s.dnsPolicy(path),
 		validation.Labels(path.Child("nodeSelector"), s.NodeSelector),
 		ifSet(path.Child("serviceAccountName"), s.ServiceAccountName, validation.DNSSubdomain),
 		ifSet(path.Child("nodeName"), s.NodeName, validation.DNSSubdomain),
-		when(s.ShareProcessNamespace != nil && *s.ShareProcessNamespace && s.HostPID,
+		validation.When(s.ShareProcessNamespace != nil && *s.ShareProcessNamespace && s.HostPID,
 			field.Invalid(path.Child("shareProcessNamespace"), true, "ShareProcessNamespace and HostPID cannot both be enabled")),
 		s.podSecurityContext(path.Child("securityContext")),
 		ifSet(path.Child("hostname"), s.Hostname, validation.DNSLabel),
@@ -67,8 +67,8 @@ func (s *podSpec) validate(path *field.Path) field.ErrorList {
 		validation.Each(path.Child("readinessGates"), s.ReadinessGates, func(p *field.Path, g *corev1.PodReadinessGate) field.ErrorList {
 			return validation.QualifiedName(p.Child("conditionType"), string(g.ConditionType))
 		}),
-		ifSetPtr(path.Child("runtimeClassName"), s.RuntimeClassName, validation.DNSSubdomain),
-		ifSetPtr(path.Child("preemptionPolicy"), s.PreemptionPolicy, func(p *field.Path, v corev1.PreemptionPolicy) field.ErrorList {
+		validation.IfSet(path.Child("runtimeClassName"), s.RuntimeClassName, validation.DNSSubdomain),
+		validation.IfSet(path.Child("preemptionPolicy"), s.PreemptionPolicy, func(p *field.Path, v corev1.PreemptionPolicy) field.ErrorList {
 			return validation.OneOf(p, v, corev1.PreemptLowerPriority, corev1.PreemptNever)
 		}),
 		resourceList(path.Child("overhead"), s.Overhead, ContainerResourceName),
@@ -84,10 +84,10 @@ func (s *podSpec) validate(path *field.Path) field.ErrorList {
 
 // dnsPolicy: one of the four, and None means the pod brings its own dnsConfig.
 func (s *podSpec) dnsPolicy(path *field.Path) field.ErrorList {
-	return join(
+	return validation.Join(
 		validation.OneOf(path.Child("dnsPolicy"), s.DNSPolicy,
 			corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone),
-		when(s.DNSPolicy == corev1.DNSNone && s.DNSConfig == nil,
+		validation.When(s.DNSPolicy == corev1.DNSNone && s.DNSConfig == nil,
 			field.Required(path.Child("dnsConfig"), "must provide `dnsConfig` when `dnsPolicy` is None")),
 	)
 }
@@ -126,7 +126,7 @@ func (s *podSpec) dnsConfig(path *field.Path) field.ErrorList {
 		errs = append(errs, invalid(path.Child("searches").Index(i), search, utilvalidation.IsDNS1123SubdomainWithUnderscore(strings.TrimSuffix(search, ".")))...)
 	}
 	for i, o := range c.Options {
-		errs = append(errs, when(o.Name == "", field.Required(path.Child("options").Index(i), "must not be empty"))...)
+		errs = append(errs, validation.When(o.Name == "", field.Required(path.Child("options").Index(i), "must not be empty"))...)
 	}
 	return errs
 }
@@ -169,8 +169,8 @@ func (s *podSpec) resourceClaims(path *field.Path) field.ErrorList {
 		case c.ResourceClaimName != nil && c.ResourceClaimTemplateName != nil:
 			errs = append(errs, field.Invalid(p, validation.Internal(c), "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"))
 		}
-		errs = append(errs, ifSetPtr(p.Child("resourceClaimName"), c.ResourceClaimName, validation.DNSSubdomain)...)
-		errs = append(errs, ifSetPtr(p.Child("resourceClaimTemplateName"), c.ResourceClaimTemplateName, validation.DNSSubdomain)...)
+		errs = append(errs, validation.IfSet(p.Child("resourceClaimName"), c.ResourceClaimName, validation.DNSSubdomain)...)
+		errs = append(errs, validation.IfSet(p.Child("resourceClaimTemplateName"), c.ResourceClaimTemplateName, validation.DNSSubdomain)...)
 	}
 	return errs
 }
@@ -181,10 +181,10 @@ func (s *podSpec) hostnameOverride(path *field.Path) field.ErrorList {
 		return nil
 	}
 	h := *s.HostnameOverride
-	return join(
-		when(s.SetHostnameAsFQDN != nil && *s.SetHostnameAsFQDN, field.Forbidden(path, "may not be specified when setHostnameAsFQDN is true")),
-		when(s.HostNetwork, field.Forbidden(path, "may not be specified when hostNetwork is true")),
-		when(len(h) > 64, field.TooLong(path, "", 64)),
+	return validation.Join(
+		validation.When(s.SetHostnameAsFQDN != nil && *s.SetHostnameAsFQDN, field.Forbidden(path, "may not be specified when setHostnameAsFQDN is true")),
+		validation.When(s.HostNetwork, field.Forbidden(path, "may not be specified when hostNetwork is true")),
+		validation.When(len(h) > 64, field.TooLong(path, "", 64)),
 		validation.DNSSubdomain(path, h),
 	)
 }

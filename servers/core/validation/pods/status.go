@@ -14,28 +14,28 @@ import (
 // kubelet write: conditions, addresses, container states, in the order of PodStatus's fields.
 func ValidatePodStatusUpdate(pod, old *corev1.Pod) field.ErrorList {
 	status, s := field.NewPath("status"), &pod.Status
-	return join(
+	return validation.Join(
 		validation.MetaUpdate(&pod.ObjectMeta, &old.ObjectMeta, metadata),
 		// The node is the binding's to set, not status's.
-		when(pod.Spec.NodeName != old.Spec.NodeName, field.Forbidden(status.Child("nodeName"), "may not be changed directly")),
+		validation.When(pod.Spec.NodeName != old.Spec.NodeName, field.Forbidden(status.Child("nodeName"), "may not be changed directly")),
 		validation.Each(status.Child("conditions"), s.Conditions, podCondition),
 		ifSet(status.Child("nominatedNodeName"), s.NominatedNodeName, validation.DNSSubdomain),
-		when(pod.Spec.NodeName != "" && s.NominatedNodeName != "" && s.NominatedNodeName != old.Status.NominatedNodeName,
+		validation.When(pod.Spec.NodeName != "" && s.NominatedNodeName != "" && s.NominatedNodeName != old.Status.NominatedNodeName,
 			field.Forbidden(status.Child("nominatedNodeName"), "may not be set on pods that are already bound to a node")),
 		podIPs(status, "hostIP", s.HostIP, ips(s.HostIPs, func(h corev1.HostIP) string { return h.IP }), validation.Internal(s.HostIPs)),
 		podIPs(status, "podIP", s.PodIP, ips(s.PodIPs, func(p corev1.PodIP) string { return p.IP }), validation.Internal(s.PodIPs)),
 		stayTerminated(status.Child("initContainerStatuses"), pod.Spec.InitContainers, s.InitContainerStatuses, old.Status.InitContainerStatuses, pod.Spec.RestartPolicy),
 		stayTerminated(status.Child("containerStatuses"), pod.Spec.Containers, s.ContainerStatuses, old.Status.ContainerStatuses, pod.Spec.RestartPolicy),
 		// The QoS class follows from the resources, which the status cannot change.
-		when(old.Status.QOSClass != "" && s.QOSClass != old.Status.QOSClass, field.Invalid(status.Child("qosClass"), s.QOSClass, "field is immutable")),
+		validation.When(old.Status.QOSClass != "" && s.QOSClass != old.Status.QOSClass, field.Invalid(status.Child("qosClass"), s.QOSClass, "field is immutable")),
 		claimStatuses(status.Child("resourceClaimStatuses"), &pod.Spec, s.ResourceClaimStatuses),
 	)
 }
 
 // podCondition: a condition's type is a qualified name (kube-apiserver reports it at "Type").
 func podCondition(p *field.Path, c *corev1.PodCondition) field.ErrorList {
-	return join(
-		when(c.ObservedGeneration < 0, field.Invalid(p.Child("observedGeneration"), c.ObservedGeneration, "must be a non-negative integer")),
+	return validation.Join(
+		validation.When(c.ObservedGeneration < 0, field.Invalid(p.Child("observedGeneration"), c.ObservedGeneration, "must be a non-negative integer")),
 		validation.QualifiedName(p.Child("Type"), string(c.Type)),
 	)
 }
@@ -95,7 +95,7 @@ func stayTerminated(path *field.Path, containers []corev1.Container, statuses, o
 	}
 	var errs field.ErrorList
 	for i, st := range statuses {
-		errs = append(errs, when(ended[st.Name] && st.State.Terminated == nil,
+		errs = append(errs, validation.When(ended[st.Name] && st.State.Terminated == nil,
 			field.Forbidden(path.Index(i).Child("state"), "may not be transitioned to non-terminated state"))...)
 	}
 	return errs
@@ -118,7 +118,7 @@ func claimStatuses(path *field.Path, spec *corev1.PodSpec, statuses []corev1.Pod
 			errs = append(errs, field.Invalid(p.Child("name"), st.Name, "must match the name of an entry in `spec.resourceClaims`"))
 		}
 		seen[st.Name] = true
-		errs = append(errs, ifSetPtr(p.Child("resourceClaimName"), st.ResourceClaimName, validation.DNSSubdomain)...)
+		errs = append(errs, validation.IfSet(p.Child("resourceClaimName"), st.ResourceClaimName, validation.DNSSubdomain)...)
 	}
 	return errs
 }

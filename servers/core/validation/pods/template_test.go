@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 func TestPodTemplate(t *testing.T) {
@@ -19,7 +21,7 @@ metadata: {name: pt, namespace: ns, resourceVersion: "1"}
 template:
   metadata: {labels: {'bad key!': v}}
   spec: {containers: [{name: c}], ephemeralContainers: [{name: debug, image: busybox}]}`, pt)
-	expect(t, "invalid", ValidatePodTemplate(pt),
+	validationtest.Expect(t, "invalid", ValidatePodTemplate(pt),
 		`template.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters`,
 		"template.spec.containers[0].image: Required value",
 		"template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template")
@@ -28,13 +30,13 @@ template:
 	good.Template.Labels = nil
 	good.Template.Spec.Containers[0].Image = "nginx"
 	good.Template.Spec.EphemeralContainers = nil
-	expect(t, "valid", ValidatePodTemplate(good))
+	validationtest.Expect(t, "valid", ValidatePodTemplate(good))
 	renamed := good.DeepCopy()
 	renamed.Name = "other"
-	expect(t, "rename", ValidatePodTemplateUpdate(renamed, good), `metadata.name: Invalid value: "other": field is immutable`)
+	validationtest.Expect(t, "rename", ValidatePodTemplateUpdate(renamed, good), `metadata.name: Invalid value: "other": field is immutable`)
 	changed := good.DeepCopy()
 	changed.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
-	expect(t, "a template may change", ValidatePodTemplateUpdate(changed, good))
+	validationtest.Expect(t, "a template may change", ValidatePodTemplateUpdate(changed, good))
 
 	// The rules that hold only once a pod exists (a service account for its token, no
 	// whitespace around images) do not hold for its template; the workload kinds check
@@ -44,9 +46,9 @@ template:
 	spec.Spec.ServiceAccountName, spec.Spec.DeprecatedServiceAccount = "", ""
 	spec.Spec.Volumes = []corev1.Volume{{Name: "tok", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
 		Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: ptr.To[int64](3600)}}}}}}}
-	expect(t, "template only", ValidatePodTemplateSpec(spec, nil, field.NewPath("spec", "template")))
+	validationtest.Expect(t, "template only", ValidatePodTemplateSpec(spec, nil, field.NewPath("spec", "template")))
 	spec.Spec.RestartPolicy = "Sometimes"
-	expect(t, "at the caller's path", ValidatePodTemplateSpec(spec, nil, field.NewPath("spec", "template")),
+	validationtest.Expect(t, "at the caller's path", ValidatePodTemplateSpec(spec, nil, field.NewPath("spec", "template")),
 		`spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`)
 
 	// A label value that selectors may no longer hold stays allowed in a stored template.
@@ -55,9 +57,9 @@ template:
 		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 			Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"no good"}}}}, TopologyKey: "zone"}}}}
 	path := field.NewPath("template")
-	expect(t, "invalid label value in a new selector", ValidatePodTemplateSpec(stale, nil, path),
+	validationtest.Expect(t, "invalid label value in a new selector", ValidatePodTemplateSpec(stale, nil, path),
 		`template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values[0]: Invalid value: "no good"`)
-	expect(t, "kept in a stored one", ValidatePodTemplateSpec(stale, stale.DeepCopy(), path))
+	validationtest.Expect(t, "kept in a stored one", ValidatePodTemplateSpec(stale, stale.DeepCopy(), path))
 }
 
 // TestAcceptedObjects: what kube-apiserver accepted and returned (the reference's defaulted
@@ -73,8 +75,8 @@ func TestAcceptedObjects(t *testing.T) {
 		obj := check.new()
 		decode(t, string(raw), obj)
 		obj.(metav1.Object).SetResourceVersion("1")
-		expect(t, file+" create", check.create(obj))
-		expect(t, file+" update", check.update(obj.DeepCopyObject(), obj))
+		validationtest.Expect(t, file+" create", check.create(obj))
+		validationtest.Expect(t, file+" update", check.update(obj.DeepCopyObject(), obj))
 	}
 	// Pods' status as the kubelet writes it.
 	p := &corev1.Pod{}
@@ -84,7 +86,7 @@ func TestAcceptedObjects(t *testing.T) {
 	}
 	decode(t, string(raw), p)
 	p.ResourceVersion = "1"
-	expect(t, "pod status", ValidatePodStatusUpdate(p.DeepCopy(), p))
+	validationtest.Expect(t, "pod status", ValidatePodStatusUpdate(p.DeepCopy(), p))
 }
 
 // TestMessages: the Pod errors of validation-messages.txt, as kubectl printed them for

@@ -29,7 +29,7 @@ func podSpecUpdate(path *field.Path, spec, old *corev1.PodSpec) field.ErrorList 
 		}
 	}
 	gated := len(old.SchedulingGates) > 0
-	errs := join(
+	errs := validation.Join(
 		activeDeadlineUpdate(path.Child("activeDeadlineSeconds"), spec.ActiveDeadlineSeconds, old.ActiveDeadlineSeconds),
 		tolerationsKept(path.Child("tolerations"), spec.Tolerations, old.Tolerations),
 		schedulingGatesRemovedOnly(path.Child("schedulingGates"), spec.SchedulingGates, old.SchedulingGates),

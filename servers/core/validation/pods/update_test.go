@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 // stored is a pod as stored: created, with a resourceVersion and a QoS class.
@@ -88,7 +90,7 @@ func TestPodUpdate(t *testing.T) {
 			tc.edit(updated)
 			scheme.Default(updated)
 		}
-		expect(t, tc.name, ValidatePodUpdate(updated, old), tc.want...)
+		validationtest.Expect(t, tc.name, ValidatePodUpdate(updated, old), tc.want...)
 	}
 
 	// The message shows what else changed, in the field names of kube-apiserver's internal type.
@@ -103,7 +105,7 @@ func TestPodUpdate(t *testing.T) {
 	old.Spec.TerminationGracePeriodSeconds = ptr.To[int64](-1)
 	updated = old.DeepCopy()
 	updated.Spec.TerminationGracePeriodSeconds = ptr.To[int64](1)
-	expect(t, "negative grace period becomes 1", ValidatePodUpdate(updated, old))
+	validationtest.Expect(t, "negative grace period becomes 1", ValidatePodUpdate(updated, old))
 }
 
 func TestPodStatusUpdate(t *testing.T) {
@@ -169,6 +171,6 @@ func TestPodStatusUpdate(t *testing.T) {
 		old := stored(t, tc.old)
 		updated := old.DeepCopy()
 		tc.edit(updated)
-		expect(t, tc.name, ValidatePodStatusUpdate(updated, old), tc.want...)
+		validationtest.Expect(t, tc.name, ValidatePodStatusUpdate(updated, old), tc.want...)
 	}
 }

@@ -40,50 +40,50 @@ func (s *podSpec) volumeSource(p *field.Path, v *corev1.VolumeSource) field.Erro
 		members = append([]string{"emptyDir"}, slices.Delete(members, i, i+1)...)
 	}
 	errs := exactlyOne(p, members, "must specify a volume type", "may not specify more than 1 volume type")
-	return join(errs,
-		ifSetPtr(p.Child("hostPath"), v.HostPath, hostPathSource),
-		ifSetPtr(p.Child("emptyDir"), v.EmptyDir, func(p *field.Path, e corev1.EmptyDirVolumeSource) field.ErrorList {
-			return when(e.SizeLimit != nil && e.SizeLimit.Sign() < 0,
+	return validation.Join(errs,
+		validation.IfSet(p.Child("hostPath"), v.HostPath, hostPathSource),
+		validation.IfSet(p.Child("emptyDir"), v.EmptyDir, func(p *field.Path, e corev1.EmptyDirVolumeSource) field.ErrorList {
+			return validation.When(e.SizeLimit != nil && e.SizeLimit.Sign() < 0,
 				field.Forbidden(p.Child("sizeLimit"), "SizeLimit field must be a valid resource quantity"))
 		}),
-		ifSetPtr(p.Child("secret"), v.Secret, func(p *field.Path, sec corev1.SecretVolumeSource) field.ErrorList {
-			return join(requiredName(p.Child("secretName"), sec.SecretName),
-				ifSetPtr(p.Child("defaultMode"), sec.DefaultMode, fileMode),
+		validation.IfSet(p.Child("secret"), v.Secret, func(p *field.Path, sec corev1.SecretVolumeSource) field.ErrorList {
+			return validation.Join(requiredName(p.Child("secretName"), sec.SecretName),
+				validation.IfSet(p.Child("defaultMode"), sec.DefaultMode, fileMode),
 				validation.Each(p.Child("items"), sec.Items, keyToPath))
 		}),
-		ifSetPtr(p.Child("nfs"), v.NFS, nfsSource),
-		ifSetPtr(p.Child("persistentVolumeClaim"), v.PersistentVolumeClaim, func(p *field.Path, c corev1.PersistentVolumeClaimVolumeSource) field.ErrorList {
+		validation.IfSet(p.Child("nfs"), v.NFS, nfsSource),
+		validation.IfSet(p.Child("persistentVolumeClaim"), v.PersistentVolumeClaim, func(p *field.Path, c corev1.PersistentVolumeClaimVolumeSource) field.ErrorList {
 			return validation.Required(p.Child("claimName"), c.ClaimName)
 		}),
-		ifSetPtr(p.Child("downwardAPI"), v.DownwardAPI, func(p *field.Path, d corev1.DownwardAPIVolumeSource) field.ErrorList {
-			errs := ifSetPtr(p.Child("defaultMode"), d.DefaultMode, fileMode)
+		validation.IfSet(p.Child("downwardAPI"), v.DownwardAPI, func(p *field.Path, d corev1.DownwardAPIVolumeSource) field.ErrorList {
+			errs := validation.IfSet(p.Child("defaultMode"), d.DefaultMode, fileMode)
 			for i := range d.Items {
 				errs = append(errs, downwardAPIFile(p, &d.Items[i])...)
 			}
 			return errs
 		}),
-		ifSetPtr(p.Child("configMap"), v.ConfigMap, func(p *field.Path, cm corev1.ConfigMapVolumeSource) field.ErrorList {
-			return join(requiredName(p.Child("name"), cm.Name),
-				ifSetPtr(p.Child("defaultMode"), cm.DefaultMode, fileMode),
+		validation.IfSet(p.Child("configMap"), v.ConfigMap, func(p *field.Path, cm corev1.ConfigMapVolumeSource) field.ErrorList {
+			return validation.Join(requiredName(p.Child("name"), cm.Name),
+				validation.IfSet(p.Child("defaultMode"), cm.DefaultMode, fileMode),
 				validation.Each(p.Child("items"), cm.Items, keyToPath))
 		}),
-		ifSetPtr(p.Child("projected"), v.Projected, s.projectedSource),
-		ifSetPtr(p.Child("csi"), v.CSI, func(p *field.Path, c corev1.CSIVolumeSource) field.ErrorList {
-			return join(csiDriver(p.Child("driver"), c.Driver),
-				ifSetPtr(p.Child("nodePublishSecretRef"), c.NodePublishSecretRef, func(p *field.Path, r corev1.LocalObjectReference) field.ErrorList {
+		validation.IfSet(p.Child("projected"), v.Projected, s.projectedSource),
+		validation.IfSet(p.Child("csi"), v.CSI, func(p *field.Path, c corev1.CSIVolumeSource) field.ErrorList {
+			return validation.Join(csiDriver(p.Child("driver"), c.Driver),
+				validation.IfSet(p.Child("nodePublishSecretRef"), c.NodePublishSecretRef, func(p *field.Path, r corev1.LocalObjectReference) field.ErrorList {
 					return requiredName(p.Child("name"), r.Name)
 				}))
 		}),
-		ifSetPtr(p.Child("ephemeral"), v.Ephemeral, func(p *field.Path, e corev1.EphemeralVolumeSource) field.ErrorList {
+		validation.IfSet(p.Child("ephemeral"), v.Ephemeral, func(p *field.Path, e corev1.EphemeralVolumeSource) field.ErrorList {
 			if e.VolumeClaimTemplate == nil {
 				return field.ErrorList{field.Required(p.Child("volumeClaimTemplate"), "")}
 			}
 			t := p.Child("volumeClaimTemplate")
-			return join(templateMeta(t.Child("metadata"), &e.VolumeClaimTemplate.ObjectMeta),
+			return validation.Join(templateMeta(t.Child("metadata"), &e.VolumeClaimTemplate.ObjectMeta),
 				ValidatePersistentVolumeClaimSpec(&e.VolumeClaimTemplate.Spec, t.Child("spec")))
 		}),
-		ifSetPtr(p.Child("image"), v.Image, func(p *field.Path, img corev1.ImageVolumeSource) field.ErrorList {
-			return join(when(s.isPod && img.Reference == "", field.Required(p.Child("reference"), "")),
+		validation.IfSet(p.Child("image"), v.Image, func(p *field.Path, img corev1.ImageVolumeSource) field.ErrorList {
+			return validation.Join(validation.When(s.isPod && img.Reference == "", field.Required(p.Child("reference"), "")),
 				optionalOneOf(p.Child("pullPolicy"), img.PullPolicy, corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever))
 		}),
 	)
@@ -103,15 +103,15 @@ func hostPathSource(p *field.Path, h corev1.HostPathVolumeSource) field.ErrorLis
 
 // optionalOneOfOrEmpty: an enum whose empty value is one of the allowed ones.
 func optionalOneOfOrEmpty[T ~string](p *field.Path, value T, allowed ...T) field.ErrorList {
-	return when(!contains(allowed, value), field.NotSupported(p, value, allowed))
+	return validation.When(!contains(allowed, value), field.NotSupported(p, value, allowed))
 }
 
 // nfsSource: a server and an absolute path it exports.
 func nfsSource(p *field.Path, n corev1.NFSVolumeSource) field.ErrorList {
-	return join(
+	return validation.Join(
 		validation.Required(p.Child("server"), n.Server),
 		validation.Required(p.Child("path"), n.Path),
-		when(n.Path != "" && !path.IsAbs(n.Path), field.Invalid(p.Child("path"), n.Path, "must be an absolute path")),
+		validation.When(n.Path != "" && !path.IsAbs(n.Path), field.Invalid(p.Child("path"), n.Path, "must be an absolute path")),
 	)
 }
 
@@ -120,16 +120,16 @@ func csiDriver(p *field.Path, driver string) field.ErrorList {
 	if driver == "" {
 		return field.ErrorList{field.Required(p, "")}
 	}
-	return join(when(len(driver) > 63, field.TooLong(p, driver, 63)),
+	return validation.Join(validation.When(len(driver) > 63, field.TooLong(p, driver, 63)),
 		invalid(p, driver, utilvalidation.IsDNS1123Subdomain(driver)))
 }
 
 // keyToPath: a key of a ConfigMap or Secret, projected to a file.
 func keyToPath(p *field.Path, k *corev1.KeyToPath) field.ErrorList {
-	return join(
+	return validation.Join(
 		validation.Required(p.Child("key"), k.Key),
 		fileName(p.Child("path"), k.Path),
-		ifSetPtr(p.Child("mode"), k.Mode, fileMode),
+		validation.IfSet(p.Child("mode"), k.Mode, fileMode),
 	)
 }
 
@@ -147,7 +147,7 @@ func downwardAPIFile(p *field.Path, f *corev1.DownwardAPIVolumeFile) field.Error
 	default:
 		errs = append(errs, field.Required(p, "one of fieldRef and resourceFieldRef is required"))
 	}
-	return append(errs, ifSetPtr(p.Child("mode"), f.Mode, fileMode)...)
+	return append(errs, validation.IfSet(p.Child("mode"), f.Mode, fileMode)...)
 }
 
 // Projected service account tokens live between 10 minutes and 2^32 seconds.
@@ -158,7 +158,7 @@ const (
 
 // projectedSource: several sources in one directory, one kind per source, no file twice.
 func (s *podSpec) projectedSource(p *field.Path, pr corev1.ProjectedVolumeSource) field.ErrorList {
-	errs := ifSetPtr(p.Child("defaultMode"), pr.DefaultMode, fileMode)
+	errs := validation.IfSet(p.Child("defaultMode"), pr.DefaultMode, fileMode)
 	files := map[string]bool{}
 	// A file projected twice is reported at projected, with the source's name (or the path).
 	addFile := func(file, source string) {
@@ -206,7 +206,7 @@ func (s *podSpec) projectedSource(p *field.Path, pr corev1.ProjectedVolumeSource
 			errs = append(errs, fileName(p.Child("path"), tok.Path)...)
 			addFile(tok.Path, tok.Path)
 			// A pod's token is its service account's; a template gets one when it becomes a pod.
-			errs = append(errs, when(s.isPod && s.ServiceAccountName == "",
+			errs = append(errs, validation.When(s.isPod && s.ServiceAccountName == "",
 				field.Forbidden(tp, "must not be specified when serviceAccountName is not set"))...)
 		}
 	}

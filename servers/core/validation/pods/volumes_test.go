@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 func TestVolumes(t *testing.T) {
@@ -74,18 +76,18 @@ func TestVolumes(t *testing.T) {
 	for _, tc := range cases {
 		p := pod(t, nil)
 		p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: tc.source}}
-		expect(t, tc.name, ValidatePod(p), tc.want...)
+		validationtest.Expect(t, tc.name, ValidatePod(p), tc.want...)
 	}
 
-	expect(t, "names", ValidatePod(pod(t, func(p *corev1.Pod) {
+	validationtest.Expect(t, "names", ValidatePod(pod(t, func(p *corev1.Pod) {
 		p.Spec.Volumes = []corev1.Volume{{Name: "a"}, {Name: "a"}, {Name: "Bad_Name"}, {Name: ""}}
 	})), `spec.volumes[1].name: Duplicate value: "a"`, `spec.volumes[2].name: Invalid value: "Bad_Name": `+labelMsg, `spec.volumes[3].name: Required value`)
-	expect(t, "token needs a service account", ValidatePod(pod(t, func(p *corev1.Pod) {
+	validationtest.Expect(t, "token needs a service account", ValidatePod(pod(t, func(p *corev1.Pod) {
 		p.Spec.ServiceAccountName, p.Spec.DeprecatedServiceAccount = "", ""
 		p.Spec.Volumes = []corev1.Volume{{Name: "tok", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
 			Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token"}}}}}}}
 	})), `spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set`)
-	expect(t, "an ephemeral volume's claim name", ValidatePod(pod(t, func(p *corev1.Pod) {
+	validationtest.Expect(t, "an ephemeral volume's claim name", ValidatePod(pod(t, func(p *corev1.Pod) {
 		p.Name = "p."
 		p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
 			VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: corev1.PersistentVolumeClaimSpec{
