@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/apichain/apichain/servers/core/validation/validationtest"
 )
 
 // FuzzPod validates any JSON that decodes as a Pod, defaulted as Core defaults it. It must not
@@ -26,7 +28,7 @@ func FuzzPod(f *testing.F) {
 		if json.Unmarshal([]byte(doc), p) != nil {
 			return
 		}
-		scheme.Default(p)
+		validationtest.Scheme.Default(p)
 		if len(ValidatePod(p)) > 0 {
 			return
 		}

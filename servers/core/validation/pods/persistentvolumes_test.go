@@ -13,9 +13,9 @@ import (
 
 func persistentVolume(t *testing.T, edit func(*corev1.PersistentVolume)) *corev1.PersistentVolume {
 	pv := &corev1.PersistentVolume{}
-	decode(t, `
+	validationtest.Decode(t, pv, `
 metadata: {name: pv, resourceVersion: "1"}
-spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /tmp/pv}}`, pv)
+spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /tmp/pv}}`)
 	if edit != nil {
 		edit(pv)
 	}
@@ -91,9 +91,9 @@ func TestPersistentVolume(t *testing.T) {
 
 func claim(t *testing.T, edit func(*corev1.PersistentVolumeClaim)) *corev1.PersistentVolumeClaim {
 	pvc := &corev1.PersistentVolumeClaim{}
-	decode(t, `
+	validationtest.Decode(t, pvc, `
 metadata: {name: pvc, namespace: ns, resourceVersion: "1"}
-spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}`, pvc)
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}`)
 	if edit != nil {
 		edit(pvc)
 	}

@@ -2,7 +2,6 @@ package pods
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,11 +15,11 @@ import (
 
 func TestPodTemplate(t *testing.T) {
 	pt := &corev1.PodTemplate{}
-	decode(t, `
+	validationtest.Decode(t, pt, `
 metadata: {name: pt, namespace: ns, resourceVersion: "1"}
 template:
   metadata: {labels: {'bad key!': v}}
-  spec: {containers: [{name: c}], ephemeralContainers: [{name: debug, image: busybox}]}`, pt)
+  spec: {containers: [{name: c}], ephemeralContainers: [{name: debug, image: busybox}]}`)
 	validationtest.Expect(t, "invalid", ValidatePodTemplate(pt),
 		`template.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters`,
 		"template.spec.containers[0].image: Required value",
@@ -67,24 +66,12 @@ template:
 func TestAcceptedObjects(t *testing.T) {
 	for file, kind := range map[string]string{"pod.json": "Pod", "pod-latest-image.json": "Pod",
 		"pv.json": "PersistentVolume", "pvc.json": "PersistentVolumeClaim"} {
-		raw, err := os.ReadFile(reference + "defaulted/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check := checks[kind]
-		obj := check.new()
-		decode(t, string(raw), obj)
-		obj.(metav1.Object).SetResourceVersion("1")
-		validationtest.Expect(t, file+" create", check.create(obj))
-		validationtest.Expect(t, file+" update", check.update(obj.DeepCopyObject(), obj))
+		validationtest.Accepted(t, file, kinds[kind])
 	}
 	// Pods' status as the kubelet writes it.
 	p := &corev1.Pod{}
-	raw, err := os.ReadFile(reference + "defaulted/pod.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	decode(t, string(raw), p)
+	raw := validationtest.ReadReference(t, "defaulted/pod.json")
+	validationtest.Decode(t, p, string(raw))
 	p.ResourceVersion = "1"
 	validationtest.Expect(t, "pod status", ValidatePodStatusUpdate(p.DeepCopy(), p))
 }
@@ -92,10 +79,7 @@ func TestAcceptedObjects(t *testing.T) {
 // TestMessages: the Pod errors of validation-messages.txt, as kubectl printed them for
 // kube-apiserver: one cause after a colon, several as a list.
 func TestMessages(t *testing.T) {
-	raw, err := os.ReadFile(reference + "validation-messages.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := validationtest.ReadReference(t, "validation-messages.txt")
 	tested := 0
 	for _, block := range strings.Split(string(raw), "### ")[1:] {
 		input, want, _ := strings.Cut(block, "\n")
@@ -103,7 +87,7 @@ func TestMessages(t *testing.T) {
 			continue
 		}
 		p := &corev1.Pod{}
-		decode(t, input, p)
+		validationtest.Decode(t, p, input)
 		var causes []string
 		for _, e := range ValidatePod(p) {
 			causes = append(causes, e.Error())

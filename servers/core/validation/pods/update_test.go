@@ -88,7 +88,7 @@ func TestPodUpdate(t *testing.T) {
 		updated := old.DeepCopy()
 		if tc.edit != nil {
 			tc.edit(updated)
-			scheme.Default(updated)
+			validationtest.Scheme.Default(updated)
 		}
 		validationtest.Expect(t, tc.name, ValidatePodUpdate(updated, old), tc.want...)
 	}
