@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/apichain/apichain/test/reference"
 )
 
 // TestAdmissionGroupsDefaultsMatchKubeAPIServer sends the objects that
-// shared/reference/capture.sh sent to the real kube-apiserver v1.37.2 with --dry-run=server, for
+// test/reference/capture.sh sent to the real kube-apiserver v1.37.2 with --dry-run=server, for
 // the resources of admissionregistration, scheduling, networking, storage and the core volumes
-// and quotas, and compares the answer with kube-apiserver's (testdata/reference/defaulted):
+// and quotas, and compares the answer with kube-apiserver's (test/reference/defaulted):
 // defaults, the finalizers of StorageObjectInUseProtection, the status the strategies set.
 func TestAdmissionGroupsDefaultsMatchKubeAPIServer(t *testing.T) {
 	cases := []struct {
@@ -44,7 +46,7 @@ func TestAdmissionGroupsDefaultsMatchKubeAPIServer(t *testing.T) {
 	ns := newNamespace(t)
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
-			raw, err := os.ReadFile("testdata/reference/defaulted/" + tc.file + ".json")
+			raw, err := os.ReadFile(reference.Path("defaulted/" + tc.file + ".json"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/discovery"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+
+	"github.com/apichain/apichain/test/reference"
 )
 
 // apiResource is one line of `kubectl api-resources -o wide`.
@@ -22,10 +24,10 @@ type apiResource struct {
 }
 
 // referenceAPIResources reads what the real kube-apiserver v1.37.2 lists
-// (testdata/reference/api-resources.txt, copied from shared/reference).
+// (test/reference/api-resources.txt).
 func referenceAPIResources(t *testing.T) map[string]apiResource {
 	t.Helper()
-	f, err := os.Open("testdata/reference/api-resources.txt")
+	f, err := os.Open(reference.Path("api-resources.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,15 +18,16 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/apichain/apichain/internal/rbac/bootstrappolicy"
+	"github.com/apichain/apichain/test/reference"
 )
 
 // TestBootstrapPolicyMatchesKubeAPIServer: every ClusterRole, ClusterRoleBinding, Role and
 // RoleBinding labelled kubernetes.io/bootstrapping=rbac-defaults that the chain serves is one
-// kube-apiserver v1.37.2 creates (testdata/reference/bootstrap-rbac.json) or one of the chain's
+// kube-apiserver v1.37.2 creates (test/reference/bootstrap-rbac.json) or one of the chain's
 // own, and equal to it: labels, annotations, rules, aggregationRule, roleRef, subjects. An
 // aggregated role's rules are the clusterrole-aggregation controller's, and not compared.
 func TestBootstrapPolicyMatchesKubeAPIServer(t *testing.T) {
-	raw, err := os.ReadFile("testdata/reference/bootstrap-rbac.json")
+	raw, err := os.ReadFile(reference.Path("bootstrap-rbac.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,13 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/apichain/apichain/test/reference"
 )
 
-// TestDefaultsMatchKubeAPIServer sends the objects that shared/reference/capture.sh sent to the
+// TestDefaultsMatchKubeAPIServer sends the objects that test/reference/capture.sh sent to the
 // real kube-apiserver v1.37.2 with --dry-run=server, and compares what comes back with what it
-// returned (testdata/reference/defaulted): every default, every system-set field.
+// returned (test/reference/defaulted): every default, every system-set field.
 func TestDefaultsMatchKubeAPIServer(t *testing.T) {
 	const c = `containers: [{name: c, image: "nginx:1.27", ports: [{containerPort: 80}]}]`
 	cases := []struct {
@@ -41,7 +43,7 @@ func TestDefaultsMatchKubeAPIServer(t *testing.T) {
 	ns := newNamespace(t)
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
-			raw, err := os.ReadFile("testdata/reference/defaulted/" + tc.file + ".json")
+			raw, err := os.ReadFile(reference.Path("defaulted/" + tc.file + ".json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,10 +121,10 @@ func hasPath(m map[string]interface{}, path string) bool {
 }
 
 // TestValidationMessagesMatchKubeAPIServer sends the bad objects of
-// testdata/reference/validation-messages.txt that belong to the groups the chain serves and
+// test/reference/validation-messages.txt that belong to the groups the chain serves and
 // compares the error with what kubectl printed for the real kube-apiserver.
 func TestValidationMessagesMatchKubeAPIServer(t *testing.T) {
-	raw, err := os.ReadFile("testdata/reference/validation-messages.txt")
+	raw, err := os.ReadFile(reference.Path("validation-messages.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/apichain/apichain/test/reference"
 )
 
-// corpusCase is one case of testdata/reference/validation-corpus.json (a copy of
-// ../shared/reference's): an object that was sent to kube-apiserver v1.37.2, created with
+// corpusCase is one case of test/reference/validation-corpus.json: an object that was sent to kube-apiserver v1.37.2, created with
 // ?dryRun=All, or created for real and then replaced by update with ?dryRun=All, and what
 // kube-apiserver answered.
 type corpusCase struct {
@@ -49,7 +50,7 @@ var corpusDeviations = map[string]string{}
 // TestValidationCorpus sends every case of kube-apiserver's validation corpus to the chain and
 // compares the status code, the reason and the causes (field and type, in any order).
 func TestValidationCorpus(t *testing.T) {
-	raw, err := os.ReadFile("testdata/reference/validation-corpus.json")
+	raw, err := os.ReadFile(reference.Path("validation-corpus.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

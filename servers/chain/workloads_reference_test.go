@@ -10,15 +10,17 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/apichain/apichain/test/reference"
 )
 
 // workloadReferenceUID is the uid kube-apiserver gave the reference Job; it shows in the labels
 // and the selector it generated.
 const workloadReferenceUID = "1beabe24-3e95-436f-a45f-5a0331a711a4"
 
-// TestWorkloadDefaultsMatchKubeAPIServer sends the workload objects of shared/reference/capture.sh
+// TestWorkloadDefaultsMatchKubeAPIServer sends the workload objects of test/reference/capture.sh
 // with dryRun=All and compares the answer with kube-apiserver v1.37.2's
-// (testdata/reference/defaulted): defaults, strategy-set fields (the daemonset template
+// (test/reference/defaulted): defaults, strategy-set fields (the daemonset template
 // generation, the job's generated selector and labels, reset statuses), nothing dropped.
 func TestWorkloadDefaultsMatchKubeAPIServer(t *testing.T) {
 	const c = `containers: [{name: c, image: "nginx:1.27", ports: [{containerPort: 80}]}]`
@@ -37,7 +39,7 @@ func TestWorkloadDefaultsMatchKubeAPIServer(t *testing.T) {
 	ns := newNamespace(t)
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
-			raw, err := os.ReadFile("testdata/reference/defaulted/" + tc.file + ".json")
+			raw, err := os.ReadFile(reference.Path("defaulted/" + tc.file + ".json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,9 +91,9 @@ func TestWorkloadDefaultsMatchKubeAPIServer(t *testing.T) {
 }
 
 // TestWorkloadValidationMessagesMatchKubeAPIServer sends the Deployment and Job of
-// testdata/reference/validation-messages.txt and compares the errors with kube-apiserver's.
+// test/reference/validation-messages.txt and compares the errors with kube-apiserver's.
 func TestWorkloadValidationMessagesMatchKubeAPIServer(t *testing.T) {
-	raw, err := os.ReadFile("testdata/reference/validation-messages.txt")
+	raw, err := os.ReadFile(reference.Path("validation-messages.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,7 @@ func TestWorkloadValidationMessagesMatchKubeAPIServer(t *testing.T) {
 }
 
 // TestWorkloadTablesMatchKubeAPIServer compares the Table columns of every workload resource
-// with the ones kube-apiserver sent (testdata/reference/tables), and events.k8s.io's with core's.
+// with the ones kube-apiserver sent (test/reference/tables), and events.k8s.io's with core's.
 func TestWorkloadTablesMatchKubeAPIServer(t *testing.T) {
 	for file, path := range map[string]string{
 		"deployments.apps":                     "/apis/apps/v1/deployments",
@@ -139,7 +141,7 @@ func TestWorkloadTablesMatchKubeAPIServer(t *testing.T) {
 		"replicationcontrollers":               "/api/v1/replicationcontrollers",
 		"podtemplates":                         "/api/v1/podtemplates",
 	} {
-		raw, err := os.ReadFile("testdata/reference/tables/" + file + ".json")
+		raw, err := os.ReadFile(reference.Path("tables/" + file + ".json"))
 		if err != nil {
 			t.Fatal(err)
 		}

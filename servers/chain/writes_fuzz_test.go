@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apichain/apichain/servers/core"
+	"github.com/apichain/apichain/test/reference"
 )
 
 // FuzzWrites sends fuzzed writes to a chain of its own and holds it to issue 19's promises:
@@ -161,7 +162,7 @@ func (tg *writeTarget) name() string {
 // name, which is replaced), and adds the targets of ApiExtensions, the Aggregator and two
 // subresources. The order is the same in every process of a fuzzing run.
 func loadWriteTargets() ([]*writeTarget, error) {
-	raw, err := os.ReadFile("testdata/reference/validation-corpus.json")
+	raw, err := os.ReadFile(reference.Path("validation-corpus.json"))
 	if err != nil {
 		return nil, err
 	}

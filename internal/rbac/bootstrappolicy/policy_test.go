@@ -7,17 +7,19 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/apichain/apichain/test/reference"
 )
 
 // TestEmbeddedIsTheReference: the embedded policy is the observed one the chain's tests compare
-// against (servers/chain/testdata/reference), byte for byte.
+// against (test/reference), byte for byte.
 func TestEmbeddedIsTheReference(t *testing.T) {
-	ref, err := os.ReadFile("../../../servers/chain/testdata/reference/bootstrap-rbac.json")
+	ref, err := os.ReadFile(reference.Path("bootstrap-rbac.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(ref, kubeAPIServerPolicy) {
-		t.Error("kube-apiserver-v1.37.2.json differs from servers/chain/testdata/reference/bootstrap-rbac.json")
+		t.Error("kube-apiserver-v1.37.2.json differs from test/reference/bootstrap-rbac.json")
 	}
 }
 

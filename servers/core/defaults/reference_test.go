@@ -1,10 +1,10 @@
 package defaults
 
-// These tests replay the minimal objects of /work/shared/reference/capture.sh
+// These tests replay the minimal objects of test/reference/capture.sh
 // (copied below as flow-style YAML) through a scheme built with
 // RegisterDefaults, and compare the result with what the real kube-apiserver
 // v1.37.2 returned for them (`kubectl apply --dry-run=server`), copied to
-// testdata/*.json.
+// test/reference/defaulted.
 //
 // The captured answers also contain things that are not defaulting. Each case
 // removes them from the expected object (or, for conversion, applies them to the
@@ -38,7 +38,6 @@ package defaults
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,6 +49,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/apichain/apichain/test/reference"
 )
 
 const (
@@ -286,7 +287,7 @@ func TestDefaultsMatchKubeAPIServerReference(t *testing.T) {
 			}
 			scheme.Default(in)
 
-			data, err := os.ReadFile(filepath.Join("testdata", tc.file))
+			data, err := os.ReadFile(reference.Path("defaulted/" + tc.file))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,7 @@
 //   - its columns, as data: columns.json holds the column definitions
 //     kube-apiserver v1.37 sends (name, type, format, priority, description);
 //     the tests compare them with the tables captured from it
-//     (testdata/reference/tables);
+//     (test/reference/tables);
 //   - its cells, as one Go function that lists a row's values in column order:
 //     fields read directly (d.Status.UpdatedReplicas) and small named helpers
 //     for what kube-apiserver computes (a pod's READY and STATUS, a service's

@@ -16,9 +16,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/apichain/apichain/test/reference"
 )
 
-// referenceTable is one file of testdata/reference/tables: what kube-apiserver
+// referenceTable is one file of test/reference/tables: what kube-apiserver
 // v1.37.2 returned for `kubectl get`.
 type referenceTable struct {
 	ColumnDefinitions []metav1.TableColumnDefinition `json:"columnDefinitions"`
@@ -74,7 +76,7 @@ var printersByReferenceFile = map[string]Printer{
 
 func loadReferenceTable(t *testing.T, name string) referenceTable {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "reference", "tables", name+".json"))
+	data, err := os.ReadFile(reference.Path("tables/" + name + ".json"))
 	if err != nil {
 		t.Fatalf("reading reference table %s: %v", name, err)
 	}
@@ -85,10 +87,10 @@ func loadReferenceTable(t *testing.T, name string) referenceTable {
 	return table
 }
 
-// loadDefaulted decodes testdata/reference/defaulted/<name>.json into obj.
+// loadDefaulted decodes test/reference/defaulted/<name>.json into obj.
 func loadDefaulted(t *testing.T, name string, obj runtime.Object) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "reference", "defaulted", name+".json"))
+	data, err := os.ReadFile(reference.Path("defaulted/" + name + ".json"))
 	if err != nil {
 		t.Fatalf("reading defaulted object %s: %v", name, err)
 	}
@@ -100,12 +102,12 @@ func loadDefaulted(t *testing.T, name string, obj runtime.Object) {
 // TestColumnsMatchReference compares every Printer's Columns with the column
 // definitions kube-apiserver v1.37.2 returned, where the capture has them.
 func TestColumnsMatchReference(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "reference", "tables", "*.json"))
+	files, err := filepath.Glob(reference.Path("tables/*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) != len(printersByReferenceFile) {
-		t.Errorf("testdata has %d reference tables, %d are mapped to a Printer", len(files), len(printersByReferenceFile))
+		t.Errorf("the reference has %d tables, %d are mapped to a Printer", len(files), len(printersByReferenceFile))
 	}
 	compared := 0
 	for name, printer := range printersByReferenceFile {

@@ -14,7 +14,7 @@
 //	ValidateXxxStatusUpdate(new,old) status strategy.ValidateUpdate
 //
 // They were written here from kube-apiserver's observed answers (the validation corpus and the
-// messages in servers/chain/testdata/reference), not from its source; validationtest runs the
+// messages in test/reference), not from its source; validationtest runs the
 // corpus through each package, and servers/chain's TestValidationCorpus through a running chain.
 //
 // The rules keep kube-apiserver's field paths, error types, messages and order. Feature gates

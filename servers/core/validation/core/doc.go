@@ -11,7 +11,7 @@
 // doc): the ReplicationController's name, replicas and minReadySeconds are theirs, so they are
 // not repeated here. Each kind has one function that reads as the list of its rules, in the
 // order of the type's fields, with kube-apiserver v1.37.2's field paths, error types and
-// messages, as observed (../shared/reference), feature gates at their v1.37 defaults. Some
+// messages, as observed (test/reference), feature gates at their v1.37 defaults. Some
 // paths are kube-apiserver's own oddities, kept because clients see them: a Node's taints are
 // reported under metadata.taints, a Namespace's phase under status.Phase.
 //

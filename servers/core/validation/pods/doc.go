@@ -6,7 +6,7 @@
 // calls these functions as its Validate hooks, after the request is decoded and defaulted and
 // before the object is stored; a non-empty error list becomes kube-apiserver's 422 Invalid.
 // The rules, field paths, error types and messages are kube-apiserver v1.37.2's, as observed
-// (../shared/reference), with feature gates at their v1.37 defaults. Each kind has one function
+// (test/reference), with feature gates at their v1.37 defaults. Each kind has one function
 // that reads as the list of its rules, in the order of the type's fields; the generic checks come
 // from servers/core/validation (rules.go).
 //

@@ -45,10 +45,10 @@ var Scheme = func() *kruntime.Scheme {
 }()
 
 // Reference is the directory of the repository's copy of kube-apiserver's observed behaviour
-// (servers/chain/testdata/reference).
+// (test/reference at the repository's root).
 func Reference() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "chain", "testdata", "reference")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "test", "reference")
 }
 
 // ReadReference reads a file of the reference, such as defaulted/node.json.
