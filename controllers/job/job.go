@@ -10,7 +10,7 @@
 // Ours does that for NonIndexed and Indexed Jobs, with suspend (Suspended condition, active pods
 // deleted, startTime reset on resume) and spec.managedBy (a Job managed by another controller
 // is left alone). A pod counts as failed when its phase is Failed or it is being deleted before
-// it succeeded, as the simulated kubelet reports them (see controllers/kubelet finish.go);
+// it succeeded, as the simulated kubelet reports them (see kubelet/finish.go);
 // with restartPolicy OnFailure, container restarts count toward backoffLimit too. The back-off
 // before a failed pod is replaced is 10 s, doubled for every failure since the last success, at
 // most 6 min.
