@@ -16,21 +16,19 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	rbacapply "k8s.io/client-go/applyconfigurations/rbac/v1"
 	rbacinformers "k8s.io/client-go/informers/rbac/v1"
 	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
+
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // FieldManager is the manager of the rules it writes, kube-controller-manager's.
@@ -41,7 +39,7 @@ type Controller struct {
 	client rbacclient.ClusterRolesGetter
 	roles  rbaclisters.ClusterRoleLister
 	synced cache.InformerSynced
-	queue  workqueue.TypedRateLimitingInterface[string]
+	queue  loop.Queue // names of aggregated ClusterRoles
 }
 
 // New returns a controller that watches ClusterRoles through informer and writes with client.
@@ -50,8 +48,7 @@ func New(client rbacclient.ClusterRolesGetter, informer rbacinformers.ClusterRol
 		client: client,
 		roles:  informer.Lister(),
 		synced: informer.Informer().HasSynced,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "clusterrole_aggregation"}),
+		queue:  loop.NewQueue("clusterrole_aggregation"),
 	}
 	// Any role's change may change what any aggregated role matches: look at all of them.
 	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -74,35 +71,9 @@ func (c *Controller) addAggregated() {
 	}
 }
 
-// Run aggregates with workers goroutines until ctx is done.
+// Run aggregates with workers goroutines until ctx is done, and returns once they have finished.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
-		return
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.next(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) next(ctx context.Context) bool {
-	name, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(name)
-	if err := c.sync(ctx, name); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "aggregating ClusterRole", "clusterrole", name)
-		c.queue.AddRateLimited(name)
-		return true
-	}
-	c.queue.Forget(name)
-	return true
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced)
 }
 
 // sync sets the rules of ClusterRole name to those of the roles it aggregates.
