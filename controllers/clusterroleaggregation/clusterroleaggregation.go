@@ -4,9 +4,13 @@
 // selectors match: the bootstrap roles admin, edit and view are made that way, from the roles
 // labelled rbac.authorization.k8s.io/aggregate-to-{admin,edit,view}, so that installing a CRD's
 // "view" role extends view. kube-controller-manager's clusterrole-aggregation controller keeps
-// every aggregated role's rules equal to the union of the matching roles' rules, in the order
-// of their names, each rule once, written by server-side apply as
-// "clusterrole-aggregation-controller". Ours does the same.
+// every aggregated role's rules equal to those of the roles it matches, gathered selector by
+// selector in the order of the aggregationRule, and within one selector from the matching roles
+// in the order of their names; a rule already gathered is not repeated, and the role never
+// aggregates itself. It writes them by server-side apply as "clusterrole-aggregation-controller",
+// and looks at every aggregated role again whenever any ClusterRole changes.
+//
+// Ours does the same, in the same order.
 //
 // Left out: kube's fallback to a plain update for API servers without server-side apply.
 package clusterroleaggregation
@@ -88,17 +92,9 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if role.AggregationRule == nil {
 		return nil
 	}
-	sources, err := c.matching(role)
+	rules, err := c.aggregate(role)
 	if err != nil {
 		return err
-	}
-	var rules []rbacv1.PolicyRule
-	for _, src := range sources {
-		for _, rule := range src.Rules {
-			if !slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(r, rule) }) {
-				rules = append(rules, rule)
-			}
-		}
 	}
 	if equality.Semantic.DeepEqual(role.Rules, rules) {
 		return nil
@@ -115,24 +111,31 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	return nil
 }
 
-// matching returns the ClusterRoles other than role that one of its selectors matches, by name.
-func (c *Controller) matching(role *rbacv1.ClusterRole) ([]*rbacv1.ClusterRole, error) {
-	var out []*rbacv1.ClusterRole
+// aggregate gathers the rules of the ClusterRoles other than role that its selectors match:
+// selector by selector, in the order of its aggregationRule, and within one selector role by
+// role in the order of their names; each rule once, where it first comes.
+func (c *Controller) aggregate(role *rbacv1.ClusterRole) ([]rbacv1.PolicyRule, error) {
+	var rules []rbacv1.PolicyRule
 	for _, s := range role.AggregationRule.ClusterRoleSelectors {
 		selector, err := metav1.LabelSelectorAsSelector(&s)
 		if err != nil {
 			return nil, fmt.Errorf("selector of ClusterRole %s: %w", role.Name, err)
 		}
-		found, err := c.roles.List(selector)
+		sources, err := c.roles.List(selector)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range found {
-			if r.Name != role.Name && !slices.Contains(out, r) {
-				out = append(out, r)
+		slices.SortFunc(sources, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
+		for _, src := range sources {
+			if src.Name == role.Name {
+				continue
+			}
+			for _, rule := range src.Rules {
+				if !slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(r, rule) }) {
+					rules = append(rules, rule)
+				}
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	return rules, nil
 }
