@@ -13,25 +13,20 @@ import (
 // TestRunWaitsForItsWorkers: when the controller stops, Run returns only after the sync in
 // hand has returned.
 func TestRunWaitsForItsWorkers(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	queue := NewQueue("test")
 	started, release := make(chan struct{}), make(chan struct{})
 	var finished atomic.Bool
-	work := func(ctx context.Context, key string) error {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	returned := start(ctx, queue, 2, func(ctx context.Context, key string) error {
 		close(started)
 		<-release
 		finished.Store(true)
 		return nil
-	}
-	returned := make(chan struct{})
-	go func() {
-		defer close(returned)
-		Run(ctx, queue, 2, work)
-	}()
+	})
 	queue.Add("a")
 	<-started
-	cancel()
+	stop()
 	// Run has seen the end once it shuts the queue down; the worker still holds "a".
 	if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 		return queue.ShuttingDown(), nil
@@ -58,29 +53,24 @@ func TestRunRetriesFailedKeys(t *testing.T) {
 		"Retry": Retry(errors.New("content remains")),
 	} {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
 			queue := NewQueue("test")
 			var calls atomic.Int32
-			done := make(chan struct{})
-			work := func(ctx context.Context, key string) error {
+			succeeded := make(chan struct{})
+			ctx, stop := context.WithCancel(context.Background())
+			returned := start(ctx, queue, 1, func(ctx context.Context, key string) error {
 				if calls.Add(1) < 3 {
 					return fail
 				}
-				close(done)
+				close(succeeded)
 				return nil
-			}
-			returned := make(chan struct{})
-			go func() {
-				defer close(returned)
-				Run(ctx, queue, 1, work)
-			}()
+			})
 			queue.Add("a")
 			select {
-			case <-done:
+			case <-succeeded:
 			case <-time.After(time.Minute):
-				t.Fatalf("the key did not come back after failing %d times", calls.Load())
+				t.Errorf("the key did not come back after failing %d times", calls.Load())
 			}
-			cancel()
+			stop()
 			<-returned
 			if got := calls.Load(); got != 3 {
 				t.Errorf("sync ran %d times, want 3 (two failures, then success)", got)
@@ -90,4 +80,14 @@ func TestRunRetriesFailedKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// start runs Run in a goroutine of its own, and returns a channel closed when Run returns.
+func start(ctx context.Context, queue Queue, workers int, work func(context.Context, string) error) <-chan struct{} {
+	returned := make(chan struct{})
+	go func() {
+		defer close(returned)
+		Run(ctx, queue, workers, work)
+	}()
+	return returned
 }
