@@ -122,7 +122,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if _, changed := desired(node.Spec.Taints, wantedTaints(node)); !changed {
 		return nil
 	}
-	// Read-modify-write with retry on conflict, as upstream's SwapNodeControllerTaint.
+	// Read-modify-write, again on a conflict, as kube-controller-manager swaps a node's taints.
 	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		fresh, err := c.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
