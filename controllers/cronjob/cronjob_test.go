@@ -13,8 +13,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/apichain/apichain/controllers"
-	"github.com/apichain/apichain/controllers/kubelet"
 	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/kubelet"
 	"github.com/apichain/apichain/servers/chain"
 )
 

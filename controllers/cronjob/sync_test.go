@@ -19,8 +19,8 @@ import (
 
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/cronjob"
-	"github.com/apichain/apichain/controllers/kubelet"
 	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/kubelet"
 	"github.com/apichain/apichain/servers/chain"
 )
 

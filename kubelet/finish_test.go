@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/apichain/apichain/controllers/kubelet"
+	"github.com/apichain/apichain/kubelet"
 )
 
 // TestPodsThatFinish: a pod with restartPolicy Never or OnFailure and apichain.io/run-seconds or

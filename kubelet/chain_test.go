@@ -26,10 +26,10 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/apichain/apichain/controllers"
-	"github.com/apichain/apichain/controllers/kubelet"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/kubelet"
 	"github.com/apichain/apichain/servers/chain"
 )
 

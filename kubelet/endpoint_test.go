@@ -16,7 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/apichain/apichain/controllers/kubelet"
+	"github.com/apichain/apichain/kubelet"
 )
 
 // kubeletURL is path on node's kubelet, where kube-apiserver reaches it: InternalIP and the

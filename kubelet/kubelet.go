@@ -1,9 +1,20 @@
 // Package kubelet simulates the kubelets of a cluster, so that a chain with no real nodes behaves
 // like one with them: `kubectl run` gives a Running pod, `kubectl top` gives numbers.
 //
-// It sits beside the chain, as kubelets sit beside kube-apiserver: it talks to the chain only
-// through client-go, and the chain (Core for pods/log, exec, attach, portforward and nodes/proxy;
-// the metrics aggregated API server for usage) talks back to it only over its HTTPS endpoints.
+// It is the node side of the cluster, beside the chain as kubelets sit beside kube-apiserver,
+// not a controller: it talks to the chain only through client-go, and the chain talks back to
+// it only over its HTTPS endpoints. Three parts of the chain call it:
+//   - Core's kubelet proxy (servers/core/registry/core): pods/log, pods/exec, pods/attach,
+//     pods/portforward and nodes/proxy are answered by the kubelet of the pod's node, at the
+//     address and port its Node publishes;
+//   - the metrics server (servers/metrics) scrapes every node's /metrics/resource for kubectl top;
+//   - the scheduler (controllers/scheduler) binds pods to its nodes: a pod bound to one of them
+//     runs there.
+//
+// The controller manager starts it, from its table, under the --controllers name
+// "simulated-kubelet" (controllers.SimulatedKubelet), with the endpoint's certificate and the
+// client CA the chain gives it; nothing else in the chain imports it.
+//
 // One Simulator plays every kubelet:
 //   - the host node, registered with this machine's real capacity and reporting its real usage;
 //   - any number of simulated nodes (sim-node-1..N) with synthetic usage.

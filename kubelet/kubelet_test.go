@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/apichain/apichain/controllers/kubelet"
+	"github.com/apichain/apichain/kubelet"
 )
 
 // memTotal is MemTotal from /proc/meminfo, in bytes.
