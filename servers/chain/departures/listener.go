@@ -1,4 +1,4 @@
-package chain
+package departures
 
 import (
 	"net"
@@ -27,7 +27,7 @@ const quietBeforeClose = 20 * time.Millisecond
 type closingListener struct {
 	net.Listener
 	// waitDrained blocks until the requests in flight (watches and other long-running
-	// requests aside) have been answered. Set before the chain serves.
+	// requests aside) have been answered; nil waits for nothing.
 	waitDrained func()
 
 	mu     sync.Mutex
@@ -35,8 +35,14 @@ type closingListener struct {
 	closed bool
 }
 
-func newClosingListener(l net.Listener) *closingListener {
-	return &closingListener{Listener: l, conns: map[*trackedConn]struct{}{}}
+// NewClosingListener is l, closing on shutdown the connections left open once waitDrained
+// returns (see closingListener).
+func NewClosingListener(l net.Listener, waitDrained func()) net.Listener {
+	return newClosingListener(l, waitDrained)
+}
+
+func newClosingListener(l net.Listener, waitDrained func()) *closingListener {
+	return &closingListener{Listener: l, waitDrained: waitDrained, conns: map[*trackedConn]struct{}{}}
 }
 
 func (l *closingListener) Accept() (net.Conn, error) {
