@@ -138,7 +138,7 @@ func start(ctx context.Context, o CompletedOptions, p progress) (*Chain, error) 
 	} else {
 		p.printf("etcd: external cluster %v%s", etcdServers, map[bool]string{true: " (TLS client certificate)", false: ""}[o.EtcdCertFile != ""])
 	}
-	if err := writeEtcdEndpoints(o.DataDir, etcdServers, etcdTLS{CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile}); err != nil {
+	if err := etcd.WriteEndpoints(o.DataDir, etcdServers, etcd.TLSFiles{CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile}); err != nil {
 		if member != nil {
 			member.Close()
 		}
