@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	aggregatorapiserver "k8s.io/kube-aggregator/pkg/apiserver"
 
 	"github.com/apichain/apichain/internal/etcdstorage"
 	"github.com/apichain/apichain/internal/pki"
@@ -58,6 +59,66 @@ type Config struct {
 // kube-apiserver's order (BuildGenericConfig, then CreateKubeAPIServerConfig,
 // CreateAPIExtensionsConfig, CreateAggregatorConfig). It opens the listener; it starts nothing.
 func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Config, error) {
+	generic, err := buildGenericConfig(o, files)
+	if err != nil {
+		return nil, err
+	}
+	etcd := etcdOptions(etcdServers, o)
+
+	kubelets, err := kubeletClient(files)
+	if err != nil {
+		return nil, err
+	}
+	coreConfig, err := core.NewConfig(*generic.Config, generic.informers, *etcd, core.Extra{
+		Kubelets:              kubelets,
+		ServiceClusterIPRange: o.ServiceClusterIPRange,
+		KubernetesServicePort: listenerPort(generic.SecureServing.Listener),
+		Authentication:        generic.auth.published,
+		ServiceAccountTokens:  generic.auth.serviceAccountTokens,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("core config: %w", err)
+	}
+	extensionsConfig, err := extensions.NewConfig(*generic.Config, generic.informers, *etcd)
+	if err != nil {
+		return nil, fmt.Errorf("apiextensions config: %w", err)
+	}
+	aggregatorConfig, err := aggregator.NewConfig(*generic.Config, generic.informers, *etcd, aggregator.Extra{
+		ProxyClientCertFile: files.FrontProxyClientCert,
+		ProxyClientKeyFile:  files.FrontProxyClientKey,
+		ServiceResolver:     generic.serviceResolver,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("aggregator config: %w", err)
+	}
+	// Every store of the three servers on one etcd client per etcd cluster (internal/etcdstorage).
+	clients := etcdstorage.NewClients()
+	stores := func(g genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
+		// Departure: etcd's errors are Statuses (413, 504, 500 with a reason).
+		return departures.StorageErrorsAsStatus(clients.RESTOptionsGetter(g, etcd.EnableWatchCache))
+	}
+	coreConfig.Generic.RESTOptionsGetter = stores(coreConfig.Generic.RESTOptionsGetter)
+	extensionsConfig.GenericConfig.RESTOptionsGetter = stores(extensionsConfig.GenericConfig.RESTOptionsGetter)
+	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = stores(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter)
+	aggregatorConfig.GenericConfig.RESTOptionsGetter = stores(aggregatorConfig.GenericConfig.RESTOptionsGetter)
+	return &Config{Options: o, PKI: files, Informers: generic.informers, label: generic.label,
+		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
+}
+
+// genericConfig is what buildGenericConfig makes: the one generic configuration the three
+// servers share, and what their own configurations take from its making.
+type genericConfig struct {
+	*genericapiserver.Config
+	informers       informers.SharedInformerFactory
+	auth            *authentication
+	serviceResolver aggregatorapiserver.ServiceResolver
+	label           *aggregatorLabel
+}
+
+// buildGenericConfig builds the shared generic configuration, as kube-apiserver's
+// BuildGenericConfig does: handler chain, serving, loopback client, informers, authentication,
+// authorization, admission, OpenAPI, discovery.
+func buildGenericConfig(o CompletedOptions, files pki.Files) (genericConfig, error) {
 	generic := genericapiserver.NewConfig(serializer.NewCodecFactory(metaScheme()))
 	generic.EffectiveVersion = version.Effective()
 	// Bounds every request but watches (504 Timeout after it), as kube-apiserver's
@@ -87,10 +148,10 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	// shutdown waits on them too; every server's config derives from this one and shares it).
 	serving, err := secureServing(o, files, generic.NonLongRunningRequestWaitGroup.Wait)
 	if err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	if err := applySecureServing(serving, &generic.SecureServing, &generic.LoopbackClientConfig); err != nil {
-		return nil, fmt.Errorf("secure serving on %s:%d: %w", o.BindAddress, o.SecurePort, err)
+		return genericConfig{}, fmt.Errorf("secure serving on %s:%d: %w", o.BindAddress, o.SecurePort, err)
 	}
 	generic.PublicAddress = publicAddress(o.BindIP)
 	// The servers talk to themselves in protobuf, uncompressed, as kube-apiserver does.
@@ -99,78 +160,38 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 
 	client, err := kubernetes.NewForConfig(generic.LoopbackClientConfig)
 	if err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	sharedInformers := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute,
 		informers.WithTransform(dropManagedFields))
 
 	auth, err := newAuthentication(o, files)
 	if err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	if err := auth.applyTo(generic, sharedInformers, client); err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	if err := applyAuthorization(generic, sharedInformers); err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	genericapiserver.AuthorizeClientBearerToken(generic.LoopbackClientConfig, &generic.Authentication, &generic.Authorization)
 
 	// One resolver of Services to addresses, for the aggregator's proxy and the admission webhooks.
 	serviceResolver, err := aggregator.NewServiceResolver(sharedInformers, generic.LoopbackClientConfig.Host)
 	if err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	if err := applyAdmission(generic, sharedInformers, client, serviceResolver); err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	if err := applyOpenAPI(generic); err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	generic.AggregatedDiscoveryGroupManager = aggregated.NewResourceManager("apis")
 	// One identity per instance, not per host as upstream's default: two instances may share a host.
 	generic.APIServerID = instanceID(o.DataDir)
-
-	etcd := etcdOptions(etcdServers, o)
-
-	kubelets, err := kubeletClient(files)
-	if err != nil {
-		return nil, err
-	}
-	coreConfig, err := core.NewConfig(*generic, sharedInformers, *etcd, core.Extra{
-		Kubelets:              kubelets,
-		ServiceClusterIPRange: o.ServiceClusterIPRange,
-		KubernetesServicePort: listenerPort(generic.SecureServing.Listener),
-		Authentication:        auth.published,
-		ServiceAccountTokens:  auth.serviceAccountTokens,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("core config: %w", err)
-	}
-	extensionsConfig, err := extensions.NewConfig(*generic, sharedInformers, *etcd)
-	if err != nil {
-		return nil, fmt.Errorf("apiextensions config: %w", err)
-	}
-	aggregatorConfig, err := aggregator.NewConfig(*generic, sharedInformers, *etcd, aggregator.Extra{
-		ProxyClientCertFile: files.FrontProxyClientCert,
-		ProxyClientKeyFile:  files.FrontProxyClientKey,
-		ServiceResolver:     serviceResolver,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("aggregator config: %w", err)
-	}
-	// Every store of the three servers on one etcd client per etcd cluster (internal/etcdstorage).
-	clients := etcdstorage.NewClients()
-	stores := func(g genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
-		// Departure: etcd's errors are Statuses (413, 504, 500 with a reason).
-		return departures.StorageErrorsAsStatus(clients.RESTOptionsGetter(g, etcd.EnableWatchCache))
-	}
-	coreConfig.Generic.RESTOptionsGetter = stores(coreConfig.Generic.RESTOptionsGetter)
-	extensionsConfig.GenericConfig.RESTOptionsGetter = stores(extensionsConfig.GenericConfig.RESTOptionsGetter)
-	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = stores(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter)
-	aggregatorConfig.GenericConfig.RESTOptionsGetter = stores(aggregatorConfig.GenericConfig.RESTOptionsGetter)
-	return &Config{Options: o, PKI: files, Informers: sharedInformers, label: label,
-		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
+	return genericConfig{Config: generic, informers: sharedInformers, auth: auth, serviceResolver: serviceResolver, label: label}, nil
 }
 
 // CompletedConfig is a Config on which Complete has run.
