@@ -1,4 +1,4 @@
-package chain
+package departures
 
 import (
 	"net"
@@ -23,11 +23,11 @@ const quietBeforeClose = 20 * time.Millisecond
 // kube-apiserver stops the same way; this is the chain's own shortcut. It closes a connection
 // only after the requests in flight have drained (waitDrained: the head's
 // NonLongRunningRequestWaitGroup, which k8s.io/apiserver itself waits on) and the connection
-// has been quiet for quietBeforeClose, so no answer is cut off.
+// has been quiet for quietBeforeClose since, so no answer is cut off.
 type closingListener struct {
 	net.Listener
 	// waitDrained blocks until the requests in flight (watches and other long-running
-	// requests aside) have been answered. Set before the chain serves.
+	// requests aside) have been answered; nil waits for nothing.
 	waitDrained func()
 
 	mu     sync.Mutex
@@ -35,8 +35,14 @@ type closingListener struct {
 	closed bool
 }
 
-func newClosingListener(l net.Listener) *closingListener {
-	return &closingListener{Listener: l, conns: map[*trackedConn]struct{}{}}
+// NewClosingListener is l, closing on shutdown the connections left open once waitDrained
+// returns (see closingListener).
+func NewClosingListener(l net.Listener, waitDrained func()) net.Listener {
+	return newClosingListener(l, waitDrained)
+}
+
+func newClosingListener(l net.Listener, waitDrained func()) *closingListener {
+	return &closingListener{Listener: l, waitDrained: waitDrained, conns: map[*trackedConn]struct{}{}}
 }
 
 func (l *closingListener) Accept() (net.Conn, error) {
@@ -74,6 +80,15 @@ func (l *closingListener) closeConns() {
 	if l.waitDrained != nil {
 		l.waitDrained()
 	}
+	// A connection whose request was held a while has been quiet all that time, yet its answer
+	// may still be on its way: the handler has returned (so the requests have drained), but
+	// HTTP/2 writes the answer from the connection's own goroutine, a moment later. Quiet
+	// counts from now on.
+	l.mu.Lock()
+	for c := range l.conns {
+		c.touch()
+	}
+	l.mu.Unlock()
 	for {
 		l.mu.Lock()
 		var quiet []net.Conn

@@ -1,4 +1,4 @@
-package chain
+package departures
 
 import (
 	"bytes"
@@ -20,8 +20,8 @@ import (
 
 // withBadInputAs4xx answers two kinds of malformed request 4xx where kube-apiserver v1.37.2
 // answers 500, from k8s.io/apiserver code the chain runs unchanged. It is a deliberate departure
-// from kube-apiserver (issues 8 and 19: bad input gets a 4xx, never a 5xx), listed in
-// docs/reliability.md "Bad input":
+// from kube-apiserver (bad input gets a 4xx Status, never a 5xx), listed in docs/reliability.md
+// "Bad input":
 //
 //   - a resourceVersion query parameter that is not a number, on a get, list or watch
 //     (kubernetes/kubernetes#139485): storage parses it and returns a storage.InvalidError, which
@@ -39,7 +39,7 @@ import (
 // It wraps the head's API handler, inside authentication and authorization, and leaves alone
 // requests that the aggregator proxies to a remote APIService (remote names it): their
 // resourceVersions and patches are the remote server's business.
-func withBadInputAs4xx(next http.Handler, s runtime.NegotiatedSerializer, remote func(*http.Request) string) http.Handler {
+func withBadInputAs4xx(next http.Handler, s runtime.NegotiatedSerializer, remote Remote) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info, ok := request.RequestInfoFrom(r.Context())
 		if !ok || !info.IsResourceRequest {

@@ -1,4 +1,4 @@
-package chain
+package departures
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // The margin is a tenth of the time left, at most a second. Requests without a deadline
 // (watches, other long-running requests) and requests proxied to a remote APIService (remote
 // names it: their proxy answers its own errors) are left alone.
-func withAnswerBeforeDeadline(next http.Handler, remote func(*http.Request) string) http.Handler {
+func withAnswerBeforeDeadline(next http.Handler, remote Remote) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		deadline, ok := r.Context().Deadline()
 		if !ok || remote(r) != "" {

@@ -1,4 +1,4 @@
-package chain
+package departures
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ func TestClosingListenerClosesConnectionsLeftOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := newClosingListener(inner)
+	l := newClosingListener(inner, nil)
 	dial := func() (client, server net.Conn) {
 		t.Helper()
 		c, err := net.Dial("tcp", l.Addr().String())

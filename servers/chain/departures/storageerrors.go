@@ -1,4 +1,4 @@
-package chain
+package departures
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// storageErrorsAsStatus wraps a server's RESTOptionsGetter so that every store it builds answers
+// StorageErrorsAsStatus wraps a server's RESTOptionsGetter so that every store it builds answers
 // the errors of etcd's client as Kubernetes Statuses:
 //
 //   - etcd refusing an object as too large ("etcdserver: request is too large" above its
@@ -40,7 +40,7 @@ import (
 // returns (the patch, admission, validation: the request's own errors) passes through
 // unchanged, as do errors that are already Statuses or storage's own typed errors, which the
 // registry maps itself.
-func storageErrorsAsStatus(g generic.RESTOptionsGetter) generic.RESTOptionsGetter {
+func StorageErrorsAsStatus(g generic.RESTOptionsGetter) generic.RESTOptionsGetter {
 	return statusErrorsGetter{g}
 }
 
@@ -63,7 +63,7 @@ func (g statusErrorsGetter) GetRESTOptions(resource schema.GroupResource, exampl
 	return opts, nil
 }
 
-// statusErrors is a store whose etcd errors are Statuses (see storageErrorsAsStatus).
+// statusErrors is a store whose etcd errors are Statuses (see StorageErrorsAsStatus).
 type statusErrors struct{ storage.Interface }
 
 func (s statusErrors) Create(ctx context.Context, key string, obj, out runtime.Object, ttl uint64) error {

@@ -1,4 +1,4 @@
-package chain
+package departures
 
 import (
 	"errors"
@@ -9,17 +9,22 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/apichain/apichain/servers/core"
 )
 
 // TestBadInputAs4xx checks the head's filter on its own, with a stand-in for the servers that
 // answers as k8s.io/apiserver's handlers do: a plain error becomes a 500 without a reason, a
 // Status keeps its own. TestBadRequestsGetStatusErrors and FuzzWrites check it in the chain.
 func TestBadInputAs4xx(t *testing.T) {
-	codecs := serializer.NewCodecFactory(metaScheme())
+	scheme := runtime.NewScheme()
+	core.AddMetaTypes(scheme) // the Status and discovery types, as the chain's shared serializer has them
+	codecs := serializer.NewCodecFactory(scheme)
 	directive := "unknown patch type: frobnicate in map: map[$patch:frobnicate]"
 	// A directive whose message is over the 128 KiB above which the apiserver gzips a response.
 	bigDirective := "unknown patch type: frobnicate in map: map[$patch:frobnicate x:" + strings.Repeat("x", 200*1024) + "]"

@@ -1,4 +1,9 @@
-package chain
+// Package commands is the chain binary's command line, the outermost layer: cmd/chain's main
+// runs NewCommand. The root command `chain` turns its flags into servers/chain's Options and
+// runs the whole chain in the foreground (servers/chain.Run). Its subcommands are the clients
+// that talk to a running chain from outside it (etcdctl: what the chain stores in etcd), and
+// the metrics server, whose command is its own (servers/metrics.NewCommand).
+package commands
 
 import (
 	"fmt"
@@ -13,12 +18,13 @@ import (
 	"k8s.io/component-base/logs"
 	"k8s.io/component-base/term"
 
+	"github.com/apichain/apichain/servers/chain"
 	"github.com/apichain/apichain/servers/metrics"
 )
 
 // NewCommand is the chain command: `chain` starts the whole chain in the foreground.
 func NewCommand() *cobra.Command {
-	o := NewOptions()
+	o := chain.NewOptions()
 	cmd := &cobra.Command{
 		Use:   "chain",
 		Short: "Run the Kubernetes API server chain: Aggregator → Core → ApiExtensions, on embedded etcd",
@@ -41,7 +47,7 @@ with an embedded etcd, and writes an admin kubeconfig for kubectl and client-go.
 			if errs := completed.Validate(); len(errs) > 0 {
 				return utilerrors.NewAggregate(errs)
 			}
-			return Run(genericapiserver.SetupSignalContext(), completed, os.Stdout)
+			return chain.Run(genericapiserver.SetupSignalContext(), completed, os.Stdout)
 		},
 	}
 	var fss cliflag.NamedFlagSets

@@ -1,20 +1,15 @@
-package chain
+package commands
 
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apiextensionsapiserver "k8s.io/apiextensions-apiserver/pkg/apiserver"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,56 +17,9 @@ import (
 	aggregatorscheme "k8s.io/kube-aggregator/pkg/apiserver/scheme"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apichain/apichain/internal/etcd"
 	"github.com/apichain/apichain/servers/core"
 )
-
-// etcdEndpointsFile, in the data dir, names the etcd the chain uses, for `chain etcdctl`.
-const etcdEndpointsFile = "etcd-endpoints"
-
-func writeEtcdEndpoints(dataDir string, endpoints []string, tls etcdTLS) error {
-	if err := os.WriteFile(filepath.Join(dataDir, etcdEndpointsFile), []byte(strings.Join(endpoints, "\n")+"\n"), 0o600); err != nil {
-		return err
-	}
-	path := filepath.Join(dataDir, etcdTLSFile)
-	if tls == (etcdTLS{}) {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
-	b, err := json.Marshal(tls)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o600)
-}
-
-// etcdTLSFile, in the data dir, names the client TLS files of an external etcd
-// (--etcd-cafile, --etcd-certfile, --etcd-keyfile), for `chain etcdctl`.
-const etcdTLSFile = "etcd-tls.json"
-
-type etcdTLS struct {
-	CAFile   string `json:"cafile,omitempty"`
-	CertFile string `json:"certfile,omitempty"`
-	KeyFile  string `json:"keyfile,omitempty"`
-}
-
-// clientTLS reads what writeEtcdEndpoints wrote: nil for plain http.
-func clientTLS(dataDir string) (*tls.Config, error) {
-	b, err := os.ReadFile(filepath.Join(dataDir, etcdTLSFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var files etcdTLS
-	if err := json.Unmarshal(b, &files); err != nil {
-		return nil, fmt.Errorf("%s: %w", etcdTLSFile, err)
-	}
-	info := transport.TLSInfo{TrustedCAFile: files.CAFile, CertFile: files.CertFile, KeyFile: files.KeyFile}
-	return info.ClientConfig()
-}
 
 // newEtcdctlCommand is `chain etcdctl get`: a read-only look at what the chain stores, with each
 // value decoded the way the servers decode it (protobuf for built-in objects, JSON for custom
@@ -106,15 +54,15 @@ func newEtcdctlCommand() *cobra.Command {
 }
 
 func etcdGet(ctx context.Context, out io.Writer, dataDir, key string, prefix, keysOnly bool, output string) error {
-	b, err := os.ReadFile(filepath.Join(dataDir, etcdEndpointsFile))
+	endpoints, err := etcd.ReadEndpoints(dataDir)
 	if err != nil {
 		return fmt.Errorf("is the chain running with --data-dir %s? %w", dataDir, err)
 	}
-	tlsConfig, err := clientTLS(dataDir)
+	tlsConfig, err := etcd.ReadClientTLS(dataDir)
 	if err != nil {
 		return err
 	}
-	client, err := clientv3.New(clientv3.Config{Endpoints: strings.Fields(string(b)), DialTimeout: 5 * time.Second, TLS: tlsConfig})
+	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, TLS: tlsConfig})
 	if err != nil {
 		return err
 	}
