@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/apichain/apichain/controllers"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestControllersFinishAfterARestart: work left when the chain stopped — a namespace deleted

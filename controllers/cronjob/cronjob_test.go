@@ -14,8 +14,8 @@ import (
 
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/kubelet"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestInAChain runs the CronJob controller as the chain runs it (picked by kube-controller-

@@ -29,8 +29,8 @@ import (
 	"github.com/apichain/apichain/controllers/kubelet"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/internal/pki"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // The tests against a chain share one: the host and two simulated nodes, and a scheduler.

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/apichain/apichain/controllers/kubelet"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestDeletedNodeComesBackAndRestartsReuseNodes deletes a node (its kubelet registers it

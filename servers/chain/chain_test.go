@@ -24,8 +24,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/apichain/apichain/internal/pki"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // shared is one chain for the tests that only read or create uniquely named objects.

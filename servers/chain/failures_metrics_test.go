@@ -28,9 +28,9 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
 	"github.com/apichain/apichain/servers/metrics"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 const nodeMetricsPath = "/apis/metrics.k8s.io/v1beta1/nodes"

@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestWatchersUnderLoad: 100 watchers of the ConfigMaps of one namespace, all from the same

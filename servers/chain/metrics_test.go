@@ -16,9 +16,9 @@ import (
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
 	"github.com/apichain/apichain/servers/metrics"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestKubectlTopPath follows the path `kubectl top` takes, with client-go: the aggregator routes

@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestRestartKeepsObjectsAndPKI stops a chain and starts another on the same data dir: objects,

@@ -19,8 +19,8 @@ import (
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
 	"github.com/apichain/apichain/internal/pki"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestSecurityAndBadRequestsMetricsServer runs a chain with its metrics server and sends the

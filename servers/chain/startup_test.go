@@ -8,8 +8,8 @@ import (
 
 	"github.com/apichain/apichain/internal/etcd"
 	"github.com/apichain/apichain/internal/pki"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestNotFoundIs503UntilReady builds the chain without running it: until every server has

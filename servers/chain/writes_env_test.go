@@ -22,8 +22,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // fuzzWrite is one fuzzed request.

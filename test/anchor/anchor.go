@@ -1,11 +1,14 @@
 // Package anchor runs the reference the performance benchmarks compare the chain against: the
 // real kube-apiserver v1.37.2 and etcd v3.7.0, started the way controller-runtime's envtest
-// starts them (etcd with --unsafe-no-fsync), by ../shared/anchor/envtest-like.sh, on the same
-// machine in the same run. It also holds the client-go workload of ../shared/anchor/load, so
-// that both servers get exactly the same requests.
+// starts them (etcd with --unsafe-no-fsync), on the same machine in the same run. It also holds
+// the client-go workload both servers are measured with (Load), so that they get exactly the
+// same requests.
 //
-// Nothing here is part of the chain; it is used only by benchmarks (docs/performance.md), and
-// skips cleanly where the reference binaries are not built (../shared/anchor/build.sh).
+// What it needs, and skips cleanly without: the reference build of kube-apiserver v1.37.2 and
+// etcd v3.7.0 in $ANCHOR_BIN (default /tmp/anchor-bin), and the script that starts them
+// envtest-style, envtest-like.sh, in $APICHAIN_ANCHOR.
+//
+// Where it sits: in test/, outside the chain; only benchmarks use it (docs/performance.md).
 package anchor
 
 import (
@@ -38,8 +41,8 @@ type Server struct {
 	stopOnce sync.Once
 }
 
-// Script finds envtest-like.sh: $APICHAIN_ANCHOR, else shared/anchor beside a parent of the
-// working directory (the project's checkout sits next to ../shared).
+// Script finds envtest-like.sh, the script that starts the reference: in $APICHAIN_ANCHOR, else
+// in a folder shared/anchor beside the checkout or one of its parents, where the team keeps it.
 func Script() (string, bool) {
 	if dir := os.Getenv("APICHAIN_ANCHOR"); dir != "" {
 		p := filepath.Join(dir, "envtest-like.sh")
@@ -59,7 +62,7 @@ func Script() (string, bool) {
 	return "", false
 }
 
-// Bin is where build.sh put the binaries ($ANCHOR_BIN, default /tmp/anchor-bin).
+// Bin is where the reference binaries are: $ANCHOR_BIN, default /tmp/anchor-bin.
 func Bin() string {
 	if b := os.Getenv("ANCHOR_BIN"); b != "" {
 		return b
@@ -70,11 +73,11 @@ func Bin() string {
 // Available says whether the reference can run here, and if not, why.
 func Available() (bool, string) {
 	if _, ok := Script(); !ok {
-		return false, "../shared/anchor/envtest-like.sh not found (set APICHAIN_ANCHOR)"
+		return false, "the reference's start script envtest-like.sh was not found (set APICHAIN_ANCHOR to its folder)"
 	}
 	for _, b := range []string{"etcd", "kube-apiserver"} {
 		if _, err := os.Stat(filepath.Join(Bin(), b)); err != nil {
-			return false, fmt.Sprintf("%s not built (run ../shared/anchor/build.sh, or set ANCHOR_BIN)", filepath.Join(Bin(), b))
+			return false, fmt.Sprintf("%s not found: the reference build of kube-apiserver v1.37.2 and etcd v3.7.0 goes there (or set ANCHOR_BIN to its folder)", filepath.Join(Bin(), b))
 		}
 	}
 	return true, ""

@@ -24,7 +24,7 @@ type LoadFigures struct {
 	List, Watch time.Duration
 }
 
-// Load is ../shared/anchor/load's workload: in a new namespace, create n ConfigMaps with c
+// Load is the benchmarks' workload: in a new namespace, create n ConfigMaps with c
 // workers, get each, list them all, then time the delivery of 200 updates to a watch.
 func Load(ctx context.Context, cfg *rest.Config, n, c int) (LoadFigures, error) {
 	cfg = rest.CopyConfig(cfg)

@@ -1,5 +1,6 @@
 // Package generated checks, from tests, that generated files are what their go:generate lines
-// produce today, so that a change of input without `go generate` fails the suite.
+// produce today, so that a change of input without `go generate` fails the suite. It sits in
+// test/: the generated packages' own tests call it; nothing in the chain does.
 package generated
 
 import (

@@ -1,6 +1,6 @@
 // Package procnet lists what a process listens on, as `ss -ltnp` and `ss -lxp` show it, from
-// Linux's /proc. It sits outside the chain: tests use it to check that a running chain opens
-// the listeners docs/reliability.md says it opens, and no others.
+// Linux's /proc. It sits in test/, outside the chain: tests use it to check that a running
+// chain opens the listeners docs/reliability.md says it opens, and no others.
 package procnet
 
 import (
