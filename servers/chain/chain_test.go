@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -31,35 +30,12 @@ import (
 // shared is one chain for the tests that only read or create uniquely named objects.
 var shared *chain.Chain
 
-func TestMain(m *testing.M) {
-	// A fuzzing run (go test -fuzz, in the coordinator and in every worker it starts) runs
-	// only a fuzz target, which needs no chain: start none.
-	flag.Parse()
-	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
-		os.Exit(m.Run())
-	}
-	dir, err := os.MkdirTemp("", "chain-test-")
-	if err != nil {
-		panic(err)
-	}
-	o := testchain.NewOptions(dir)
-	shared, err = testchain.StartWith(o, io.Discard)
-	if err != nil {
-		os.RemoveAll(dir)
-		panic(err)
-	}
-	code := m.Run()
-	if err := shared.Stop(); err != nil {
-		code = 1
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testchain.Main(m, &shared) }
 
 func TestStartPrintsProgressAndWritesKubeconfig(t *testing.T) {
-	o := testchain.NewOptions(t.TempDir())
+	dir := t.TempDir()
 	var out bytes.Buffer
-	c, err := testchain.StartWith(o, &out)
+	c, err := testchain.StartIn(dir, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +47,7 @@ func TestStartPrintsProgressAndWritesKubeconfig(t *testing.T) {
 		}
 	}
 	// The kubeconfig works on its own: user admin in system:masters, the server CA trusted.
-	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(o.DataDir, "admin.kubeconfig"))
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "admin.kubeconfig"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +55,10 @@ func TestStartPrintsProgressAndWritesKubeconfig(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "kube-system", metav1.GetOptions{}); err != nil {
 		t.Errorf("with admin.kubeconfig: %v", err)
 	}
-	if st, err := os.Stat(filepath.Join(o.DataDir, "admin.kubeconfig")); err != nil || st.Mode().Perm() != 0o600 {
+	if st, err := os.Stat(filepath.Join(dir, "admin.kubeconfig")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("admin.kubeconfig mode = %v, %v; want 0600", st.Mode(), err)
 	}
-	if st, err := os.Stat(filepath.Join(o.DataDir, "pki", "ca.key")); err != nil || st.Mode().Perm() != 0o600 {
+	if st, err := os.Stat(filepath.Join(dir, "pki", "ca.key")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("ca.key mode = %v, %v; want 0600", st.Mode(), err)
 	}
 }

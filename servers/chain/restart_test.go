@@ -3,7 +3,6 @@ package chain_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,10 +19,10 @@ import (
 // allocations and certificates are all still there.
 func TestRestartKeepsObjectsAndPKI(t *testing.T) {
 	dir := t.TempDir()
-	start := func() *chain.Chain {
-		o := testchain.NewOptions(dir)
-		o.UnsafeNoFsync = false // this is about durability
-		c, err := testchain.StartWith(o, io.Discard)
+	start := func() *testchain.Chain {
+		c, err := testchain.StartIn(dir, nil, func(o *chain.Options) {
+			o.UnsafeNoFsync = false // this is about durability
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package chain_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -168,10 +167,8 @@ func TestTokenAuthFileAndRBACAfterRestart(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte("s3cr3t,tina,uid-7,\"devs,ops\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	start := func() *chain.Chain {
-		o := testchain.NewOptions(dir)
-		o.TokenAuthFile = tokenFile
-		c, err := testchain.StartWith(o, io.Discard)
+	start := func() *testchain.Chain {
+		c, err := testchain.StartIn(dir, nil, func(o *chain.Options) { o.TokenAuthFile = tokenFile })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,7 +22,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/apichain/apichain/servers/chain"
 	"github.com/apichain/apichain/test/testchain"
 )
 
@@ -46,7 +45,7 @@ type writeEnv struct {
 	targets []*writeTarget
 
 	dir   string
-	chain *chain.Chain
+	chain *testchain.Chain
 	h2    *http.Client
 	h1    *http1Client
 	// sentinels are the resourceVersions of objects no input names.
@@ -75,7 +74,7 @@ func (e *writeEnv) setUp() error {
 		return err
 	}
 	e.dir = dir
-	if e.chain, err = testchain.StartWith(testchain.NewOptions(dir), io.Discard); err != nil {
+	if e.chain, err = testchain.StartIn(dir, nil); err != nil {
 		return err
 	}
 	admin := e.chain.Admin

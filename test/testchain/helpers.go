@@ -9,9 +9,25 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/apichain/apichain/servers/chain"
 )
+
+// Clients returns a typed and a dynamic client for c's admin.
+func Clients(t testing.TB, c *chain.Chain) (kubernetes.Interface, dynamic.Interface) {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(c.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(c.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, dyn
+}
 
 // Eventually polls cond every 100 ms until it holds, and fails t if it does not within two
 // minutes (or cond fails), saying what was waited for.

@@ -1,80 +1,99 @@
-// Package testchain starts a whole chain inside a test: a temp data dir, a free port, embedded
-// etcd without fsync; it is stopped, and everything it made removed, when the test ends.
+// Package testchain starts the chain the project's own tests run against. It is chaintest, the
+// envtest of this project's users, with what those tests want instead of chaintest's defaults:
+// nothing but the API servers (no controllers, no metrics server) unless a test asks, the
+// chain's options at hand (each mod changes them last), and bounds on start and stop generous
+// enough for a busy machine. One thing starts a chain for tests: chaintest.Environment.
+//
+// Where it sits: in test/, above everything; only tests import it.
 package testchain
 
 import (
-	"context"
-	"errors"
+	"flag"
+	"fmt"
 	"io"
 	"os"
 	"testing"
+	"time"
 
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-
+	"github.com/apichain/apichain/chaintest"
 	"github.com/apichain/apichain/servers/chain"
 )
 
-// NewOptions are the options of a test chain in dir: a free port, etcd without fsync, and, as
-// envtest, nothing but the API servers (no metrics server, no controllers) unless a test asks.
-// Tests must not run the metrics server as a child: the child would be the test binary.
-func NewOptions(dir string) *chain.Options {
-	o := chain.NewOptions()
-	o.DataDir = dir
-	o.SecurePort = 0
-	o.UnsafeNoFsync = true
-	o.Metrics = chain.MetricsOff
-	o.Controllers = nil
-	return o
+// Environment is a test chain's chaintest.Environment, changed by mods (chain.Options, applied
+// last). Its data dir is a temp dir that Stop removes, unless the caller sets DataDir.
+// CHAIN_TEST_VERBOSE=1 shows its start-up progress and the libraries' logs.
+func Environment(mods ...func(*chain.Options)) *chaintest.Environment {
+	return &chaintest.Environment{
+		Controllers:              []string{}, // as envtest's bare kube-apiserver
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  2 * time.Minute,
+		AttachControlPlaneOutput: os.Getenv("CHAIN_TEST_VERBOSE") != "",
+		ChainOptions: func(o *chain.Options) {
+			for _, m := range mods {
+				m(o)
+			}
+		},
+	}
 }
 
-// Start starts a chain for t, changed by mods, and returns it once it is ready.
+// Start starts a chain for t, changed by mods, and returns it once it is ready. It is stopped,
+// and its data dir removed, when t ends.
 func Start(t testing.TB, mods ...func(*chain.Options)) *chain.Chain {
 	t.Helper()
-	o := NewOptions(t.TempDir())
-	for _, m := range mods {
-		m(o)
-	}
-	c, err := StartWith(o, io.Discard)
-	if err != nil {
+	env := Environment(mods...)
+	if _, err := env.Start(); err != nil {
 		t.Fatalf("starting chain: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
+		if err := env.Stop(); err != nil {
 			t.Errorf("stopping chain: %v", err)
 		}
 	})
-	return c
+	return env.Chain()
 }
 
-// StartWith starts a chain with options o, printing progress to out.
-func StartWith(o *chain.Options, out io.Writer) (*chain.Chain, error) {
-	completed, err := o.Complete()
-	if err != nil {
+// Chain is a chain started by StartIn. Its Stop is the Environment's: it also gives back what
+// the Environment took (klog's output, temp files), so stop it through here, not through the
+// embedded *chain.Chain.
+type Chain struct {
+	*chain.Chain
+	env *chaintest.Environment
+}
+
+// Stop stops the chain; its data dir stays.
+func (c *Chain) Stop() error { return c.env.Stop() }
+
+// StartIn starts a chain on data dir dir, changed by mods, printing its start-up progress to
+// out (nil: nowhere). The caller stops it; dir stays, so that a test can start another chain
+// on what this one left (a restart).
+func StartIn(dir string, out io.Writer, mods ...func(*chain.Options)) (*Chain, error) {
+	env := Environment(mods...)
+	env.DataDir, env.Progress = dir, out
+	if _, err := env.Start(); err != nil {
 		return nil, err
 	}
-	if errs := completed.Validate(); len(errs) > 0 {
-		return nil, errs[0]
-	}
-	if o.Metrics == chain.MetricsChild {
-		return nil, errors.New("testchain: --metrics=child would run the test binary as the metrics server; use in-process")
-	}
-	if os.Getenv("CHAIN_TEST_VERBOSE") != "" {
-		out = os.Stderr
-	}
-	return chain.Start(context.Background(), completed, out)
+	return &Chain{Chain: env.Chain(), env: env}, nil
 }
 
-// Clients returns a typed and a dynamic client for c's admin.
-func Clients(t testing.TB, c *chain.Chain) (kubernetes.Interface, dynamic.Interface) {
-	t.Helper()
-	cs, err := kubernetes.NewForConfig(c.Admin)
-	if err != nil {
-		t.Fatal(err)
+// Main runs a test package's tests (m) against one chain, started for them all before the first
+// and stopped after the last, and exits with their result. *shared is the chain while they run.
+// A fuzzing run (go test -fuzz, in the coordinator and in each worker) runs only a fuzz target,
+// which starts what it needs itself: Main starts no chain for it.
+func Main(m *testing.M, shared **chain.Chain, mods ...func(*chain.Options)) {
+	flag.Parse()
+	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
+		os.Exit(m.Run())
 	}
-	dyn, err := dynamic.NewForConfig(c.Admin)
-	if err != nil {
-		t.Fatal(err)
+	env := Environment(mods...)
+	if _, err := env.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "starting the shared chain: %v\n", err)
+		os.Exit(1)
 	}
-	return cs, dyn
+	*shared = env.Chain()
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "stopping the shared chain: %v\n", err)
+		code = 1
+	}
+	os.Exit(code)
 }
