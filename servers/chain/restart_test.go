@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/core/coretest"
 	"github.com/apichain/apichain/test/testchain"
 )
 
@@ -35,7 +36,7 @@ func TestRestartKeepsObjectsAndPKI(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "survivor"}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := cs.CoreV1().Services("default").Create(ctx, service("kept", "", ""), metav1.CreateOptions{})
+	svc, err := cs.CoreV1().Services("default").Create(ctx, coretest.Service("kept", "", ""), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestRestartKeepsObjectsAndPKI(t *testing.T) {
 		t.Fatalf("service after restart: %v", err)
 	}
 	// The allocation survived too: the address cannot be handed out again.
-	if _, err := cs.CoreV1().Services("default").Create(ctx, service("thief", "", svc.Spec.ClusterIP), metav1.CreateOptions{}); err == nil {
+	if _, err := cs.CoreV1().Services("default").Create(ctx, coretest.Service("thief", "", svc.Spec.ClusterIP), metav1.CreateOptions{}); err == nil {
 		t.Errorf("clusterIP %s was allocated twice after a restart", svc.Spec.ClusterIP)
 	}
 	ca2, _ := os.ReadFile(filepath.Join(dir, "pki", "ca.crt"))

@@ -9,6 +9,7 @@ import (
 	"github.com/apichain/apichain/internal/etcd"
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestNotFoundIs503UntilReady builds the chain without running it: until every server has
@@ -60,5 +61,5 @@ func TestNotFoundIs503UntilReady(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- prepared.Run(ctx) }()
 	defer func() { cancel(); <-done }()
-	waitFor(t, func() bool { return serve().Code == http.StatusNotFound })
+	testchain.WaitFor(t, func() bool { return serve().Code == http.StatusNotFound })
 }

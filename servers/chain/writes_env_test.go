@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/apichain/apichain/test/core/coretest"
 	"github.com/apichain/apichain/test/testchain"
 )
 
@@ -88,7 +89,7 @@ func (e *writeEnv) setUp() error {
 	}
 	// What the targets need: their namespace with its service account, the CRD of the
 	// custom resource; and the sentinels, in that namespace and in another.
-	crd, err := json.Marshal(widgetCRD("fuzz.example.com"))
+	crd, err := json.Marshal(coretest.WidgetCRD("fuzz.example.com"))
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func (e *writeEnv) setUp() error {
 		if tg.namespaced {
 			ns = fuzzNamespace
 		}
-		tg.collection = collectionPath(m.Resource, ns)
+		tg.collection = coretest.CollectionPath(m.Resource, ns)
 		tg.path = tg.collection + "/" + tg.name()
 		if tg.subresource != "" {
 			tg.path += "/" + tg.subresource

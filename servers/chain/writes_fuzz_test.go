@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apichain/apichain/servers/core"
+	"github.com/apichain/apichain/test/core/coretest"
 	"github.com/apichain/apichain/test/reference"
 )
 
@@ -162,15 +162,8 @@ func (tg *writeTarget) name() string {
 // name, which is replaced), and adds the targets of ApiExtensions, the Aggregator and two
 // subresources. The order is the same in every process of a fuzzing run.
 func loadWriteTargets() ([]*writeTarget, error) {
-	raw, err := os.ReadFile(reference.Path("validation-corpus.json"))
+	corpus, err := reference.ReadCorpus()
 	if err != nil {
-		return nil, err
-	}
-	var corpus struct {
-		Namespace string       `json:"namespace"`
-		Cases     []corpusCase `json:"cases"`
-	}
-	if err := json.Unmarshal(raw, &corpus); err != nil {
 		return nil, err
 	}
 	valid, misnamed := map[string]map[string]any{}, map[string]map[string]any{}
@@ -209,7 +202,7 @@ func loadWriteTargets() ([]*writeTarget, error) {
 		"metadata": map[string]any{"name": "fuzz-target", "namespace": fuzzNamespace}, "spec": map[string]any{"size": int64(3), "replicas": int64(1)}}
 	apiService := map[string]any{"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": map[string]any{"name": "v1.fuzzapi.example.com"},
 		"spec": map[string]any{"group": "fuzzapi.example.com", "version": "v1", "groupPriorityMinimum": int64(100), "versionPriority": int64(10)}}
-	crd, err := runtime.DefaultUnstructuredConverter.ToUnstructured(widgetCRD("fuzztoys.example.com"))
+	crd, err := runtime.DefaultUnstructuredConverter.ToUnstructured(coretest.WidgetCRD("fuzztoys.example.com"))
 	if err != nil {
 		return nil, err
 	}

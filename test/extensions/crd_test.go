@@ -1,4 +1,4 @@
-package chain_test
+package extensions_test
 
 import (
 	"context"
@@ -6,85 +6,23 @@ import (
 	"testing"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
-
-// widgetCRD is a namespaced CRD with a schema, the status and scale subresources and
-// printer columns.
-func widgetCRD(group string) *apiextensionsv1.CustomResourceDefinition {
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "widgets." + group},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: group,
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ShortNames: []string{"wd"}, Categories: []string{"all"}},
-			Scope: apiextensionsv1.NamespaceScoped,
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-				Name: "v1", Served: true, Storage: true,
-				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
-					Type: "object",
-					Properties: map[string]apiextensionsv1.JSONSchemaProps{
-						"spec": {Type: "object", Required: []string{"size"}, Properties: map[string]apiextensionsv1.JSONSchemaProps{
-							"size":     {Type: "integer", Minimum: ptr.To(1.0), Maximum: ptr.To(10.0)},
-							"replicas": {Type: "integer"},
-							"color":    {Type: "string", Default: &apiextensionsv1.JSON{Raw: []byte(`"blue"`)}},
-						}},
-						"status": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-							"replicas": {Type: "integer"},
-							"ready":    {Type: "boolean"},
-						}},
-					},
-				}},
-				Subresources: &apiextensionsv1.CustomResourceSubresources{
-					Status: &apiextensionsv1.CustomResourceSubresourceStatus{},
-					Scale:  &apiextensionsv1.CustomResourceSubresourceScale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"},
-				},
-				AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{
-					{Name: "Size", Type: "integer", JSONPath: ".spec.size"},
-					{Name: "Color", Type: "string", JSONPath: ".spec.color", Priority: 1},
-				},
-			}},
-		},
-	}
-}
-
-// createEstablishedCRD creates crd and waits until it is Established.
-func createEstablishedCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) {
-	t.Helper()
-	ctx := context.Background()
-	ac := apiextensionsclient.NewForConfigOrDie(shared.Admin)
-	if _, err := ac.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		got, err := ac.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		for _, c := range got.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		t.Fatalf("CRD %s never Established: %v", crd.Name, err)
-	}
-}
 
 func TestCRDLifecycle(t *testing.T) {
 	ctx := context.Background()
 	group := "lifecycle.example.com"
-	createEstablishedCRD(t, widgetCRD(group))
-	_, dyn := clients(t)
-	ns := newNamespace(t)
+	coretest.CreateEstablishedCRD(t, shared, coretest.WidgetCRD(group))
+	_, dyn := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	gvr := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}
 	widgets := dyn.Resource(gvr).Namespace(ns)
 
@@ -136,12 +74,12 @@ func TestCRDLifecycle(t *testing.T) {
 		t.Errorf("spec.replicas after scale = %d", r)
 	}
 	// Printer columns: exactly those declared (no Age unless declared, as in kube-apiserver).
-	table := tableFor(t, "/apis/"+group+"/v1/namespaces/"+ns+"/widgets")
-	if names := columnNames(table); strings.Join(names, ",") != "Name,Size,Color" {
+	table := coretest.Table(t, shared, "/apis/"+group+"/v1/namespaces/"+ns+"/widgets")
+	if names := coretest.ColumnNames(table); strings.Join(names, ",") != "Name,Size,Color" {
 		t.Errorf("columns %v", names)
 	}
 	// The CRD's group gets a Local APIService.
-	waitAPIServiceAvailable(t, "v1."+group)
+	coretest.WaitAPIServiceAvailable(t, shared, "v1."+group)
 
 	// Deleting the CRD deletes its custom resources and its API.
 	ac := apiextensionsclient.NewForConfigOrDie(shared.Admin)
@@ -159,7 +97,7 @@ func TestCRDLifecycle(t *testing.T) {
 	// after the CRD is gone from storage.
 	code := 0
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		resp, _ := get(t, shared, "/apis/"+group+"/v1/namespaces/"+ns+"/widgets")
+		resp, _ := testchain.Get(t, shared, "/apis/"+group+"/v1/namespaces/"+ns+"/widgets")
 		code = resp.StatusCode
 		return code == 404, nil
 	})

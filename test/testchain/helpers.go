@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,12 +43,19 @@ func Eventually(t testing.TB, what string, cond func(ctx context.Context) (bool,
 // and how it ended. The test is skipped where kubectl is not installed.
 func Kubectl(t testing.TB, c *chain.Chain, args ...string) (string, error) {
 	t.Helper()
+	return KubectlInput(t, c, "", args...)
+}
+
+// KubectlInput is Kubectl with stdin as kubectl's input (`kubectl apply -f -`).
+func KubectlInput(t testing.TB, c *chain.Chain, stdin string, args ...string) (string, error) {
+	t.Helper()
 	path, err := exec.LookPath("kubectl")
 	if err != nil {
 		t.Skip("kubectl is not installed")
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.KubeconfigPath)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()

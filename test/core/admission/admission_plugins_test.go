@@ -1,4 +1,4 @@
-package chain_test
+package admission_test
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/test/testchain"
 )
 
 func dryRunPod(t *testing.T, cs kubernetes.Interface, ns string, mutate func(*corev1.Pod)) (*corev1.Pod, error) {
@@ -25,9 +27,9 @@ func dryRunPod(t *testing.T, cs kubernetes.Interface, ns string, mutate func(*co
 // TestPriorityAdmission: the Priority plugin resolves classes into priorities, uses the global
 // default class, rejects unknown classes and a second default.
 func TestPriorityAdmission(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	pod, err := dryRunPod(t, cs, ns, func(p *corev1.Pod) { p.Spec.PriorityClassName = "system-node-critical" })
 	if err != nil || *pod.Spec.Priority != 2000001000 || *pod.Spec.PreemptionPolicy != corev1.PreemptLowerPriority {
 		t.Errorf("system class: %v %v", err, pod.Spec.Priority)
@@ -49,12 +51,12 @@ func TestPriorityAdmission(t *testing.T) {
 	t.Cleanup(func() {
 		_ = cs.SchedulingV1().PriorityClasses().Delete(ctx, never.Name, metav1.DeleteOptions{})
 		// Other tests expect no default class: wait until admission no longer sees this one.
-		waitFor(t, func() bool {
+		testchain.WaitFor(t, func() bool {
 			pod, err := dryRunPod(t, cs, ns, func(*corev1.Pod) {})
 			return err == nil && *pod.Spec.Priority == 0
 		})
 	})
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		pod, err := dryRunPod(t, cs, ns, func(*corev1.Pod) {})
 		return err == nil && *pod.Spec.Priority == 77 && pod.Spec.PriorityClassName == never.Name && *pod.Spec.PreemptionPolicy == corev1.PreemptNever
 	})
@@ -68,9 +70,9 @@ func TestPriorityAdmission(t *testing.T) {
 // pods tolerate not-ready and unreachable for 300 s (DefaultTolerationSeconds) unless they say
 // otherwise.
 func TestNodeAndPodDefaultsFromAdmission(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	node, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: ns + "-node"},
 		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "dedicated", Value: "x", Effect: corev1.TaintEffectNoSchedule}}}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	want := []corev1.Taint{{Key: "dedicated", Value: "x", Effect: corev1.TaintEffectNoSchedule}, {Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}
@@ -89,9 +91,9 @@ func TestNodeAndPodDefaultsFromAdmission(t *testing.T) {
 // TestDefaultClassesFromAdmission: a claim without a class gets the default StorageClass, an
 // Ingress without a class the default IngressClass; newest default wins.
 func TestDefaultClassesFromAdmission(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	claim := func() (*corev1.PersistentVolumeClaim, error) {
 		return cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c"},
 			Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
@@ -117,19 +119,19 @@ func TestDefaultClassesFromAdmission(t *testing.T) {
 		_ = cs.StorageV1().StorageClasses().Delete(ctx, sc.Name, metav1.DeleteOptions{})
 		_ = cs.NetworkingV1().IngressClasses().Delete(ctx, ic.Name, metav1.DeleteOptions{})
 		// Other tests expect no default class: wait until admission no longer sees these.
-		waitFor(t, func() bool {
+		testchain.WaitFor(t, func() bool {
 			c, err1 := claim()
 			i, err2 := ingress()
 			return err1 == nil && err2 == nil && c.Spec.StorageClassName == nil && i.Spec.IngressClassName == nil
 		})
 	})
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		c, err1 := claim()
 		i, err2 := ingress()
 		return err1 == nil && err2 == nil && ptr.Deref(c.Spec.StorageClassName, "") == sc.Name && ptr.Deref(i.Spec.IngressClassName, "") == ic.Name
 	})
 	// In a list, kubectl shows the effective default class.
-	if out, _ := kubectl(t, "", "get", "storageclass"); !strings.Contains(out, sc.Name+" (default)") {
+	if out, _ := testchain.KubectlInput(t, shared, "", "get", "storageclass"); !strings.Contains(out, sc.Name+" (default)") {
 		t.Errorf("kubectl get storageclass:\n%s", out)
 	}
 }

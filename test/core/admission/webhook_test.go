@@ -1,4 +1,4 @@
-package chain_test
+package admission_test
 
 import (
 	"context"
@@ -29,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // webhookServer is an HTTPS admission webhook with its own CA: /mutate adds the label
@@ -140,9 +142,9 @@ func configMapRules() []admissionregistrationv1.RuleWithOperations {
 // reached through its URL, both trusting the server's own CA through caBundle; namespace and
 // object selectors, match conditions and both failure policies.
 func TestAdmissionWebhooks(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	server := newWebhookServer(t, "webhook."+ns+".svc")
 	server.registerService(t, cs, ns)
 	inNamespace := &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}
@@ -200,7 +202,7 @@ func TestAdmissionWebhooks(t *testing.T) {
 			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	}
 	// The webhook configurations, the Service and its slice reach the chain's informers in time.
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		cm, err := create("mutated", nil)
 		return err == nil && cm.Labels["webhook-mutated"] == "yes"
 	})
@@ -217,7 +219,7 @@ func TestAdmissionWebhooks(t *testing.T) {
 		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil || cm.Labels["webhook-mutated"] != "" {
 		t.Errorf("namespace selector: %v %v", err, cm.Labels)
 	}
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		_, err := create("denied", map[string]string{"deny": "yes"})
 		return err != nil && err.Error() == `admission webhook "deny.apichain.example.com" denied the request: denied by the test webhook`
 	})
@@ -234,9 +236,9 @@ func TestAdmissionWebhooks(t *testing.T) {
 // TestAdmissionPolicies: a ValidatingAdmissionPolicy (CEL) whose binding denies with
 // kube-apiserver's message, and a MutatingAdmissionPolicy that sets a label.
 func TestAdmissionPolicies(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	inNamespace := &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}
 	constraints := &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: configMapRules()[0]}}}
 
@@ -294,7 +296,7 @@ func TestAdmissionPolicies(t *testing.T) {
 			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	}
 	wantDenied := `configmaps "secret" is forbidden: ValidatingAdmissionPolicy '` + vap.Name + `' with binding '` + vapb.Name + `' denied request: no passwords in config maps`
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		_, err := create("secret", map[string]string{"password": "x"})
 		return err != nil && err.Error() == wantDenied
 	})
@@ -303,7 +305,7 @@ func TestAdmissionPolicies(t *testing.T) {
 		`' denied request: failed expression: object.metadata.name.size() < 20`; err == nil || err.Error() != want {
 		t.Errorf("failed expression: %v\n want %s", err, want)
 	}
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		cm, err := create("mutated", map[string]string{"a": "b"})
 		return err == nil && cm.Labels["policy-mutated"] == "yes"
 	})

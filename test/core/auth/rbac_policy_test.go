@@ -1,4 +1,4 @@
-package chain_test
+package auth_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/apichain/apichain/internal/rbac/bootstrappolicy"
 	"github.com/apichain/apichain/test/reference"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestBootstrapPolicyMatchesKubeAPIServer: every ClusterRole, ClusterRoleBinding, Role and
@@ -75,7 +76,7 @@ func TestBootstrapPolicyMatchesKubeAPIServer(t *testing.T) {
 		t.Fatalf("%d reference objects, %d of the chain's own, %d in all", len(reference.Items), chainOwn, len(want))
 	}
 
-	_, dyn := clients(t)
+	_, dyn := testchain.Clients(t, shared)
 	served := map[string]map[string]any{}
 	for _, resource := range []string{"clusterroles", "clusterrolebindings", "roles", "rolebindings"} {
 		list, err := dyn.Resource(rbacv1.SchemeGroupVersion.WithResource(resource)).List(context.Background(),
@@ -140,7 +141,7 @@ func essence(obj map[string]any) map[string]any {
 // grant only what the user holds cluster-wide, and may not use an aggregationRule; each refusal
 // is kube-apiserver's 403.
 func TestRBACClusterRoleEscalation(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
 	carl := uniqueUser("carl")
 	writer := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: carl + "-writer"}, Rules: []rbacv1.PolicyRule{
@@ -150,7 +151,7 @@ func TestRBACClusterRoleEscalation(t *testing.T) {
 	createClusterRole(t, cs, writer)
 	createClusterRoleBinding(t, cs, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: writer.Name},
 		RoleRef: roleRef("ClusterRole", writer.Name), Subjects: []rbacv1.Subject{userSubject(carl)}})
-	cfg := userConfig(t, carl)
+	cfg := testchain.UserConfig(t, shared, carl)
 	waitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "create", Group: rbacv1.GroupName, Resource: "clusterroles"})
 	cc := kubernetes.NewForConfigOrDie(cfg)
 	forbidden := func(resource, name, why string) string {
@@ -228,7 +229,7 @@ func TestKubectlAuthCanIForUsers(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Skip("kubectl is not installed")
 	}
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	robot := "system:serviceaccount:" + ns + ":robot"
 	group, nick := uniqueUser("readers"), uniqueUser("nick")
 	bind(t, ns, "robot-logs", roleRef("Role", "log-reader"), rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "robot"},
@@ -259,8 +260,11 @@ func TestKubectlAuthCanIForUsers(t *testing.T) {
 		args := append([]string{"auth", "can-i", "-n", ns}, tc.args...)
 		var out string
 		if tc.want == "yes" {
-			waitFor(t, func() bool { out, _ = kubectl(t, "", args...); return strings.TrimSpace(out) == "yes" })
-		} else if out, _ = kubectl(t, "", args...); strings.TrimSpace(out) != tc.want {
+			testchain.WaitFor(t, func() bool {
+				out, _ = testchain.KubectlInput(t, shared, "", args...)
+				return strings.TrimSpace(out) == "yes"
+			})
+		} else if out, _ = testchain.KubectlInput(t, shared, "", args...); strings.TrimSpace(out) != tc.want {
 			t.Errorf("kubectl %s: %q, want %q", strings.Join(args, " "), out, tc.want)
 		}
 	}

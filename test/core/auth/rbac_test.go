@@ -1,4 +1,4 @@
-package chain_test
+package auth_test
 
 import (
 	"context"
@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // RBAC through the whole chain: the authorizer reads Roles and bindings from the shared
@@ -41,14 +43,14 @@ func canI(t *testing.T, cfg *rest.Config, attrs authorizationv1.ResourceAttribut
 // waitAllowed waits until the authorizer has seen a grant.
 func waitAllowed(t *testing.T, cfg *rest.Config, attrs authorizationv1.ResourceAttributes) {
 	t.Helper()
-	waitFor(t, func() bool { return canI(t, cfg, attrs) })
+	testchain.WaitFor(t, func() bool { return canI(t, cfg, attrs) })
 }
 
 // bind creates a Role with rules in ns (unless rules is empty and roleRef names a ClusterRole)
 // and binds it to subject.
 func bind(t *testing.T, ns, name string, roleRef rbacv1.RoleRef, subject rbacv1.Subject, rules ...rbacv1.PolicyRule) {
 	t.Helper()
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
 	if roleRef.Kind == "Role" {
 		if _, err := cs.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: roleRef.Name}, Rules: rules}, metav1.CreateOptions{}); err != nil {
@@ -72,12 +74,12 @@ func roleRef(kind, name string) rbacv1.RoleRef {
 // aggregate does for one aggregated ClusterRole what kube-controller-manager's
 // clusterrole-aggregation controller does for all (pkg/controller/clusterroleaggregation): its
 // rules become the union of the rules of the ClusterRoles its selectors match. The test chain
-// runs no controllers (testchain.NewOptions turns them off; controllers/clusterroleaggregation
+// runs no controllers (test/testchain turns them off; controllers/clusterroleaggregation
 // does this in `chain`), so admin, edit and view have the empty rules kube-apiserver creates
 // them with until a test aggregates them.
 func aggregate(t *testing.T, name string) {
 	t.Helper()
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		role, err := cs.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
@@ -117,9 +119,9 @@ func aggregate(t *testing.T, name string) {
 // TestRBACViewInOneNamespace: a user bound to view in one namespace reads configmaps there and
 // nowhere else, and reads no secrets (view grants none).
 func TestRBACViewInOneNamespace(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns, other := newNamespace(t), newNamespace(t)
+	ns, other := testchain.Namespace(t, shared), testchain.Namespace(t, shared)
 	for _, n := range []string{ns, other} {
 		if _, err := cs.CoreV1().ConfigMaps(n).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cfg"}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -129,7 +131,7 @@ func TestRBACViewInOneNamespace(t *testing.T) {
 	viewer := uniqueUser("viewer")
 	bind(t, ns, "viewers", roleRef("ClusterRole", "view"), userSubject(viewer))
 
-	cfg := userConfig(t, viewer)
+	cfg := testchain.UserConfig(t, shared, viewer)
 	waitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "get", Resource: "configmaps", Namespace: ns})
 	vc := kubernetes.NewForConfigOrDie(cfg)
 	if _, err := vc.CoreV1().ConfigMaps(ns).Get(ctx, "cfg", metav1.GetOptions{}); err != nil {
@@ -168,11 +170,11 @@ func TestRBACViewInOneNamespace(t *testing.T) {
 // TestKubectlAuthCanIAndWhoami: kubectl auth can-i and whoami, as admin and as another user by
 // impersonation.
 func TestKubectlAuthCanIAndWhoami(t *testing.T) {
-	ns, other := newNamespace(t), newNamespace(t)
+	ns, other := testchain.Namespace(t, shared), testchain.Namespace(t, shared)
 	bob := uniqueUser("bob")
 	bind(t, ns, "cm-readers", roleRef("Role", "cm-reader"), userSubject(bob),
 		rbacv1.PolicyRule{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"configmaps"}})
-	waitAllowed(t, userConfig(t, bob), authorizationv1.ResourceAttributes{Verb: "get", Resource: "configmaps", Namespace: ns})
+	waitAllowed(t, testchain.UserConfig(t, shared, bob), authorizationv1.ResourceAttributes{Verb: "get", Resource: "configmaps", Namespace: ns})
 
 	for _, tc := range []struct {
 		args []string
@@ -184,21 +186,21 @@ func TestKubectlAuthCanIAndWhoami(t *testing.T) {
 		{[]string{"auth", "can-i", "get", "configmaps", "-n", other}, "yes"}, // admin
 		{[]string{"auth", "can-i", "create", "pods", "--as", bob, "--as-group", "system:masters", "-n", other}, "yes"},
 	} {
-		out, _ := kubectl(t, "", tc.args...)
+		out, _ := testchain.KubectlInput(t, shared, "", tc.args...)
 		if strings.TrimSpace(out) != tc.want {
 			t.Errorf("kubectl %s: %q, want %q", strings.Join(tc.args, " "), out, tc.want)
 		}
 	}
-	out, err := kubectl(t, "", "auth", "can-i", "--list", "--as", bob, "-n", ns)
+	out, err := testchain.KubectlInput(t, shared, "", "auth", "can-i", "--list", "--as", bob, "-n", ns)
 	if err != nil || !regexp.MustCompile(`(?m)^configmaps\s+\[\]\s+\[\]\s+\[get list\]`).MatchString(out) {
 		t.Errorf("kubectl auth can-i --list: %v\n%s", err, out)
 	}
 
-	out, err = kubectl(t, "", "auth", "whoami")
+	out, err = testchain.KubectlInput(t, shared, "", "auth", "whoami")
 	if err != nil || !regexp.MustCompile(`(?m)^Username\s+admin$`).MatchString(out) || !strings.Contains(out, "[system:masters system:authenticated]") {
 		t.Errorf("kubectl auth whoami: %v\n%s", err, out)
 	}
-	out, err = kubectl(t, "", "auth", "whoami", "--as", bob, "--as-group", "devs")
+	out, err = testchain.KubectlInput(t, shared, "", "auth", "whoami", "--as", bob, "--as-group", "devs")
 	if err != nil || !regexp.MustCompile(`(?m)^Username\s+`+bob+`$`).MatchString(out) || !strings.Contains(out, "[devs system:authenticated]") {
 		t.Errorf("kubectl auth whoami --as %s: %v\n%s", bob, err, out)
 	}
@@ -207,9 +209,9 @@ func TestKubectlAuthCanIAndWhoami(t *testing.T) {
 // TestImpersonationIsAuthorizedByRBAC: impersonating needs the impersonate verb on users,
 // groups or serviceaccounts, which RBAC can grant name by name.
 func TestImpersonationIsAuthorizedByRBAC(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	imp, bob := uniqueUser("imp"), uniqueUser("bob")
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "impersonate-" + bob}, Rules: []rbacv1.PolicyRule{
 		{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"users"}, ResourceNames: []string{bob}},
@@ -223,9 +225,9 @@ func TestImpersonationIsAuthorizedByRBAC(t *testing.T) {
 	}
 	bind(t, ns, "cm-readers", roleRef("Role", "cm-reader"), userSubject(bob),
 		rbacv1.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"configmaps"}})
-	impCfg := userConfig(t, imp)
+	impCfg := testchain.UserConfig(t, shared, imp)
 	waitAllowed(t, impCfg, authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "users", Name: bob})
-	waitAllowed(t, userConfig(t, bob), authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps", Namespace: ns})
+	waitAllowed(t, testchain.UserConfig(t, shared, bob), authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps", Namespace: ns})
 
 	as := func(user string, groups ...string) kubernetes.Interface {
 		c := rest.CopyConfig(impCfg)
@@ -251,11 +253,11 @@ func TestImpersonationIsAuthorizedByRBAC(t *testing.T) {
 	}
 
 	// kubectl --as, from admin: the request runs as bob.
-	out, _ := kubectl(t, "", "--as", bob, "-n", ns, "get", "secrets")
+	out, _ := testchain.KubectlInput(t, shared, "", "--as", bob, "-n", ns, "get", "secrets")
 	if want := fmt.Sprintf(`secrets is forbidden: User %q cannot list resource "secrets" in API group "" in the namespace %q`, bob, ns); !strings.Contains(out, want) {
 		t.Errorf("kubectl --as %s get secrets:\n%s", bob, out)
 	}
-	out, err = kubectl(t, "", "--as", bob, "--as-group", "system:masters", "-n", ns, "get", "secrets")
+	out, err = testchain.KubectlInput(t, shared, "", "--as", bob, "--as-group", "system:masters", "-n", ns, "get", "secrets")
 	if err != nil || !strings.Contains(out, "No resources found") {
 		t.Errorf("kubectl --as %s --as-group system:masters get secrets: %v\n%s", bob, err, out)
 	}
@@ -265,14 +267,14 @@ func TestImpersonationIsAuthorizedByRBAC(t *testing.T) {
 // grant only what the user holds, unless given escalate or bind; system:masters may grant
 // anything.
 func TestRBACEscalationPrevention(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	bob := uniqueUser("bob")
 	bind(t, ns, "rbac-writers", roleRef("Role", "rbac-writer"), userSubject(bob),
 		rbacv1.PolicyRule{Verbs: []string{"get", "list", "create", "update", "patch", "delete"}, APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings"}},
 		rbacv1.PolicyRule{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"configmaps"}})
-	cfg := userConfig(t, bob)
+	cfg := testchain.UserConfig(t, shared, bob)
 	waitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "roles", Namespace: ns})
 	bc := kubernetes.NewForConfigOrDie(cfg)
 
@@ -334,21 +336,21 @@ func TestAnonymousGetsPublicInfoOnly(t *testing.T) {
 		{"/readyz", 200}, {"/livez", 200}, {"/healthz", 200}, {"/version", 200},
 		{"/api", 403}, {"/apis", 403}, {"/openapi/v2", 403}, {"/metrics", 403}, {"/api/v1/namespaces/default/configmaps", 403},
 	} {
-		resp, body := do(t, anon, http.MethodGet, tc.path, nil, "")
+		resp, body := testchain.Do(t, anon, http.MethodGet, tc.path, nil, "")
 		if resp.StatusCode != tc.code {
 			t.Errorf("anonymous GET %s: %d, want %d: %s", tc.path, resp.StatusCode, tc.code, body)
 		}
 	}
-	resp, body := do(t, anon, http.MethodGet, "/api", nil, "")
+	resp, body := testchain.Do(t, anon, http.MethodGet, "/api", nil, "")
 	if want := `forbidden: User \"system:anonymous\" cannot get path \"/api\"`; resp.StatusCode != 403 || !strings.Contains(string(body), want) {
 		t.Errorf("anonymous /api: %s", body)
 	}
 	// Authenticated users get discovery (system:discovery) and nothing more.
-	cfg := userConfig(t, uniqueUser("nobody"))
-	if resp, body := do(t, cfg, http.MethodGet, "/apis", nil, ""); resp.StatusCode != 200 {
+	cfg := testchain.UserConfig(t, shared, uniqueUser("nobody"))
+	if resp, body := testchain.Do(t, cfg, http.MethodGet, "/apis", nil, ""); resp.StatusCode != 200 {
 		t.Errorf("authenticated /apis: %d %s", resp.StatusCode, body)
 	}
-	if resp, body := do(t, cfg, http.MethodGet, "/metrics", nil, ""); resp.StatusCode != 403 {
+	if resp, body := testchain.Do(t, cfg, http.MethodGet, "/metrics", nil, ""); resp.StatusCode != 403 {
 		t.Errorf("authenticated /metrics: %d %s", resp.StatusCode, body)
 	}
 }
@@ -356,7 +358,7 @@ func TestAnonymousGetsPublicInfoOnly(t *testing.T) {
 // TestBootstrapPolicyExists: kube-apiserver's bootstrap roles and bindings, and the chain's own
 // for the metrics server, are there once the chain is ready, with the hook's name in /readyz.
 func TestBootstrapPolicyExists(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
 	// Lists, not a get each: the client's rate limit would make this slow.
 	crs, err := cs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
@@ -407,11 +409,11 @@ func TestBootstrapPolicyExists(t *testing.T) {
 			t.Errorf("RoleBinding kube-system/%s is missing", name)
 		}
 	}
-	_, body := get(t, shared, "/readyz?verbose")
+	_, body := testchain.Get(t, shared, "/readyz?verbose")
 	if !strings.Contains(string(body), "[+]poststarthook/rbac/bootstrap-roles ok") {
 		t.Errorf("/readyz?verbose lacks rbac/bootstrap-roles:\n%s", body)
 	}
-	out, err := kubectl(t, "", "get", "clusterrolebinding", "cluster-admin", "-o", "wide")
+	out, err := testchain.KubectlInput(t, shared, "", "get", "clusterrolebinding", "cluster-admin", "-o", "wide")
 	if err != nil || !regexp.MustCompile(`(?m)^cluster-admin\s+ClusterRole/cluster-admin\s+\S+\s+\s+system:masters`).MatchString(out) {
 		t.Errorf("kubectl get clusterrolebinding cluster-admin -o wide: %v\n%s", err, out)
 	}

@@ -1,8 +1,7 @@
-package chain_test
+package auth_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -12,24 +11,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/test/testchain"
 )
 
-// userConfig is a client for a user with a client certificate from the chain's client CA.
-func userConfig(t *testing.T, name string, groups ...string) *rest.Config {
-	t.Helper()
-	files := pki.FilesIn(filepath.Join(filepath.Dir(shared.KubeconfigPath), "pki"))
-	certPEM, keyPEM, err := pki.IssueClientCert(files, name, groups)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := rest.AnonymousClientConfig(shared.Admin)
-	cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.KeyData = certPEM, keyPEM
-	return cfg
-}
-
 func TestSelfSubjectReview(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	r, err := cs.AuthenticationV1().SelfSubjectReviews().Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +27,7 @@ func TestSelfSubjectReview(t *testing.T) {
 }
 
 func TestTokenReview(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
 	r, err := cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "not-a-token"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -57,7 +43,7 @@ func TestTokenReview(t *testing.T) {
 }
 
 func TestAccessReviews(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
 	listPods := &authorizationv1.ResourceAttributes{Verb: "list", Resource: "pods", Namespace: "default"}
 	for _, tc := range []struct {
@@ -92,7 +78,7 @@ func TestAccessReviews(t *testing.T) {
 	for _, tc := range []struct {
 		cfg     *rest.Config
 		allowed bool
-	}{{shared.Admin, true}, {userConfig(t, "bob", "devs"), false}} {
+	}{{shared.Admin, true}, {testchain.UserConfig(t, shared, "bob", "devs"), false}} {
 		ssar, err := kubernetes.NewForConfigOrDie(tc.cfg).AuthorizationV1().SelfSubjectAccessReviews().Create(ctx,
 			&authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: listPods}}, metav1.CreateOptions{})
 		if err != nil {

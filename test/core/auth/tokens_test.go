@@ -1,4 +1,4 @@
-package chain_test
+package auth_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/core/coretest"
 	"github.com/apichain/apichain/test/testchain"
 )
 
@@ -42,13 +43,13 @@ func whoami(t *testing.T, cfg *rest.Config) (authenticationv1.UserInfo, error) {
 // chain accepts, TokenReview identifies, and RBAC authorizes through ServiceAccount subjects;
 // deleting the service account (or the pod it is bound to) revokes it.
 func TestKubectlCreateToken(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	out, err := kubectl(t, "", "create", "token", "default", "-n", ns)
+	out, err := testchain.KubectlInput(t, shared, "", "create", "token", "default", "-n", ns)
 	if err != nil {
 		t.Fatalf("kubectl create token: %v\n%s", err, out)
 	}
@@ -75,12 +76,12 @@ func TestKubectlCreateToken(t *testing.T) {
 	}
 
 	// Another audience: not for the chain, but TokenReview can ask for it.
-	out, err = kubectl(t, "", "create", "token", "default", "-n", ns, "--audience", "vault", "--duration", "20m")
+	out, err = testchain.KubectlInput(t, shared, "", "create", "token", "default", "-n", ns, "--audience", "vault", "--duration", "20m")
 	if err != nil {
 		t.Fatalf("kubectl create token --audience: %v\n%s", err, out)
 	}
 	vault := strings.TrimSpace(out)
-	if resp, body := do(t, tokenConfig(shared.Admin, vault), http.MethodGet, "/api", nil, ""); resp.StatusCode != 401 {
+	if resp, body := testchain.Do(t, tokenConfig(shared.Admin, vault), http.MethodGet, "/api", nil, ""); resp.StatusCode != 401 {
 		t.Errorf("a token for vault at the chain: %d %s", resp.StatusCode, body)
 	}
 	review, err = cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: vault, Audiences: []string{"vault"}}}, metav1.CreateOptions{})
@@ -89,12 +90,12 @@ func TestKubectlCreateToken(t *testing.T) {
 	}
 
 	// Bound to a pod: the pod is in the user's extra, and its deletion revokes the token.
-	p := pod("web")
+	p := coretest.Pod("web")
 	p.Spec.ServiceAccountName = "default"
 	if _, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	out, err = kubectl(t, "", "create", "token", "default", "-n", ns, "--bound-object-kind", "Pod", "--bound-object-name", "web")
+	out, err = testchain.KubectlInput(t, shared, "", "create", "token", "default", "-n", ns, "--bound-object-kind", "Pod", "--bound-object-name", "web")
 	if err != nil {
 		t.Fatalf("kubectl create token --bound-object-kind Pod: %v\n%s", err, out)
 	}
@@ -105,14 +106,14 @@ func TestKubectlCreateToken(t *testing.T) {
 	if err := cs.CoreV1().Pods(ns).Delete(ctx, "web", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { _, err := whoami(t, podCfg); return apierrors.IsUnauthorized(err) })
+	testchain.WaitFor(t, func() bool { _, err := whoami(t, podCfg); return apierrors.IsUnauthorized(err) })
 
 	// Deleting the service account revokes its tokens. (The first error is the loopback token
 	// authenticator's, which kube-apiserver has in front too.)
 	if err := cs.CoreV1().ServiceAccounts(ns).Delete(ctx, "default", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { _, err := whoami(t, saCfg); return apierrors.IsUnauthorized(err) })
+	testchain.WaitFor(t, func() bool { _, err := whoami(t, saCfg); return apierrors.IsUnauthorized(err) })
 	review, err = cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}, metav1.CreateOptions{})
 	if err != nil || review.Status.Authenticated || review.Status.Error != `[invalid bearer token, serviceaccounts "default" not found]` {
 		t.Errorf("TokenReview of a deleted service account's token: %v %+v", err, review.Status)
@@ -121,9 +122,9 @@ func TestKubectlCreateToken(t *testing.T) {
 
 // TestTokenRequestValidation: the TokenRequest API's defaults and errors.
 func TestTokenRequestValidation(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "robot"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestTokenAuthFileAndRBACAfterRestart(t *testing.T) {
 	if err != nil || u.Username != "tina" || u.UID != "uid-7" || strings.Join(u.Groups, ",") != "devs,ops,system:authenticated" {
 		t.Fatalf("tina is %+v, %v", u, err)
 	}
-	if resp, _ := do(t, tokenConfig(c.Admin, "wrong"), http.MethodGet, "/readyz", nil, ""); resp.StatusCode != 401 {
+	if resp, _ := testchain.Do(t, tokenConfig(c.Admin, "wrong"), http.MethodGet, "/readyz", nil, ""); resp.StatusCode != 401 {
 		t.Errorf("an unknown token: %d, want 401", resp.StatusCode)
 	}
 	if _, err := kubernetes.NewForConfigOrDie(tina).CoreV1().Namespaces().List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
@@ -193,7 +194,7 @@ func TestTokenAuthFileAndRBACAfterRestart(t *testing.T) {
 		RoleRef: roleRef("ClusterRole", "system:controller:namespace-controller"), Subjects: []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "ops"}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		_, err := kubernetes.NewForConfigOrDie(tina).CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 		return err == nil
 	})

@@ -1,4 +1,4 @@
-package chain_test
+package compare_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apichain/apichain/test/reference"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestAdmissionGroupsDefaultsMatchKubeAPIServer sends the objects that
@@ -43,7 +44,7 @@ func TestAdmissionGroupsDefaultsMatchKubeAPIServer(t *testing.T) {
 		{file: "storageclass", path: "/apis/storage.k8s.io/v1/storageclasses",
 			input: `{apiVersion: storage.k8s.io/v1, kind: StorageClass, metadata: {name: sc}, provisioner: example.com/x}`},
 	}
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			raw, err := os.ReadFile(reference.Path("defaulted/" + tc.file + ".json"))
@@ -58,7 +59,7 @@ func TestAdmissionGroupsDefaultsMatchKubeAPIServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, out := do(t, shared.Admin, "POST", strings.ReplaceAll(tc.path, "NS", ns)+"?dryRun=All", body, "application/json")
+			resp, out := testchain.Do(t, shared.Admin, "POST", strings.ReplaceAll(tc.path, "NS", ns)+"?dryRun=All", body, "application/json")
 			if resp.StatusCode != 201 {
 				t.Fatalf("%d %s", resp.StatusCode, out)
 			}

@@ -1,4 +1,4 @@
-package chain_test
+package compare_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apichain/apichain/test/reference"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestDefaultsMatchKubeAPIServer sends the objects that test/reference/capture.sh sent to the
@@ -40,7 +41,7 @@ func TestDefaultsMatchKubeAPIServer(t *testing.T) {
 		{file: "event", path: "events", input: `{apiVersion: v1, kind: Event, metadata: {name: ev}, involvedObject: {kind: Pod, name: p, namespace: NS}, reason: R, message: M}`},
 		{file: "lease", path: "/apis/coordination.k8s.io/v1/namespaces/NS/leases", input: `{apiVersion: coordination.k8s.io/v1, kind: Lease, metadata: {name: l}, spec: {holderIdentity: me}}`},
 	}
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			raw, err := os.ReadFile(reference.Path("defaulted/" + tc.file + ".json"))
@@ -59,7 +60,7 @@ func TestDefaultsMatchKubeAPIServer(t *testing.T) {
 			if !strings.HasPrefix(path, "/") {
 				path = "/api/v1/namespaces/" + ns + "/" + path
 			}
-			resp, out := do(t, shared.Admin, "POST", path+"?dryRun=All", body, "application/json")
+			resp, out := testchain.Do(t, shared.Admin, "POST", path+"?dryRun=All", body, "application/json")
 			if resp.StatusCode != 201 {
 				t.Fatalf("%d %s", resp.StatusCode, out)
 			}
@@ -128,7 +129,7 @@ func TestValidationMessagesMatchKubeAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	paths := map[string]string{"ConfigMap": "configmaps", "Pod": "pods", "Service": "services", "Secret": "secrets"}
 	tested := 0
 	for _, block := range strings.Split(string(raw), "### ")[1:] {
@@ -144,7 +145,7 @@ func TestValidationMessagesMatchKubeAPIServer(t *testing.T) {
 		}
 		obj["metadata"].(map[string]interface{})["namespace"] = ns
 		body, _ := json.Marshal(obj)
-		resp, out := do(t, shared.Admin, "POST", "/api/v1/namespaces/"+ns+"/"+resource, body, "application/json")
+		resp, out := testchain.Do(t, shared.Admin, "POST", "/api/v1/namespaces/"+ns+"/"+resource, body, "application/json")
 		var st struct {
 			Message string `json:"message"`
 		}

@@ -1,35 +1,11 @@
-package chain_test
+package compare_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"github.com/apichain/apichain/test/core/coretest"
 )
-
-// tableFor GETs path as a Table, as kubectl get does.
-func tableFor(t *testing.T, path string) *metav1.Table {
-	t.Helper()
-	cfg := *shared.Admin
-	resp, body := doAccept(t, &cfg, path, "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s as Table: %d %s", path, resp.StatusCode, body)
-	}
-	var table metav1.Table
-	if err := json.Unmarshal(body, &table); err != nil || table.Kind != "Table" {
-		t.Fatalf("not a Table: %v %s", err, body)
-	}
-	return &table
-}
-
-func columnNames(t *metav1.Table) []string {
-	var names []string
-	for _, c := range t.ColumnDefinitions {
-		names = append(names, c.Name)
-	}
-	return names
-}
 
 // TestTablesHaveKubectlColumns checks the columns `kubectl get` shows for every Core resource
 // (the full comparison with kube-apiserver is in servers/core/printers).
@@ -48,12 +24,12 @@ func TestTablesHaveKubectlColumns(t *testing.T) {
 		"/apis/coordination.k8s.io/v1/leases":         "Name,Holder,Age",
 		"/apis/apiregistration.k8s.io/v1/apiservices": "Name,Service,Available,Age",
 	} {
-		if got := strings.Join(columnNames(tableFor(t, path)), ","); got != want {
+		if got := strings.Join(coretest.ColumnNames(coretest.Table(t, shared, path)), ","); got != want {
 			t.Errorf("%s columns:\n got  %s\n want %s", path, got, want)
 		}
 	}
 	// A row for the kubernetes service, as kube-apiserver prints it.
-	table := tableFor(t, "/api/v1/namespaces/default/services/kubernetes")
+	table := coretest.Table(t, shared, "/api/v1/namespaces/default/services/kubernetes")
 	if len(table.Rows) != 1 {
 		t.Fatalf("rows: %d", len(table.Rows))
 	}

@@ -1,11 +1,10 @@
-package chain_test
+package compare_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -14,34 +13,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/apichain/apichain/test/core/coretest"
 	"github.com/apichain/apichain/test/reference"
+	"github.com/apichain/apichain/test/testchain"
 )
-
-// corpusCase is one case of test/reference/validation-corpus.json: an object that was sent to kube-apiserver v1.37.2, created with
-// ?dryRun=All, or created for real and then replaced by update with ?dryRun=All, and what
-// kube-apiserver answered.
-type corpusCase struct {
-	Name   string                 `json:"name"`
-	Op     string                 `json:"op"`
-	Object map[string]interface{} `json:"object"`
-	Update map[string]interface{} `json:"update"`
-	Expect corpusAnswer           `json:"expect"`
-}
-
-type corpusAnswer struct {
-	Code    int           `json:"code"`
-	Reason  string        `json:"reason"`
-	Message string        `json:"message"`
-	Causes  []corpusCause `json:"causes"`
-}
-
-type corpusCause struct {
-	Field  string `json:"field"`
-	Reason string `json:"reason"`
-}
 
 // corpusDeviations are the cases where the chain knowingly answers otherwise than
 // kube-apiserver, each with why. Keep it under 2 % of the corpus.
@@ -50,22 +27,15 @@ var corpusDeviations = map[string]string{}
 // TestValidationCorpus sends every case of kube-apiserver's validation corpus to the chain and
 // compares the status code, the reason and the causes (field and type, in any order).
 func TestValidationCorpus(t *testing.T) {
-	raw, err := os.ReadFile(reference.Path("validation-corpus.json"))
+	corpus, err := reference.ReadCorpus()
 	if err != nil {
-		t.Fatal(err)
-	}
-	var corpus struct {
-		Namespace string       `json:"namespace"`
-		Cases     []corpusCase `json:"cases"`
-	}
-	if err := json.Unmarshal(raw, &corpus); err != nil {
 		t.Fatal(err)
 	}
 	if max := len(corpus.Cases) * 2 / 100; len(corpusDeviations) > max {
 		t.Errorf("%d known deviations; at most %d (2 %%) allowed", len(corpusDeviations), max)
 	}
 
-	cs, dyn := clients(t)
+	cs, dyn := testchain.Clients(t, shared)
 	ctx := context.Background()
 	// The namespace the corpus was captured in, with its default service account, as a
 	// namespace controller would have made it.
@@ -95,13 +65,13 @@ func TestValidationCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s is not served: %v", gvk, err)
 			}
-			collection := collectionPath(m.Resource, obj.GetNamespace())
+			collection := coretest.CollectionPath(m.Resource, obj.GetNamespace())
 
 			var resp *http.Response
 			var body []byte
 			switch tc.Op {
 			case "create":
-				resp, body = do(t, shared.Admin, http.MethodPost, collection+"?dryRun=All", mustJSON(t, tc.Object), "application/json")
+				resp, body = testchain.Do(t, shared.Admin, http.MethodPost, collection+"?dryRun=All", mustJSON(t, tc.Object), "application/json")
 			case "update":
 				// Created for real under a name of its own, then replaced in a dry run.
 				name := fmt.Sprintf("%s-u%d", obj.GetName(), i)
@@ -113,7 +83,7 @@ func TestValidationCorpus(t *testing.T) {
 					t.Fatalf("creating the object to update: %v", err)
 				}
 				t.Cleanup(func() { _ = ri.Delete(ctx, name, metav1.DeleteOptions{}) })
-				resp, body = do(t, shared.Admin, http.MethodPut, collection+"/"+name+"?dryRun=All", mustJSON(t, update.Object), "application/json")
+				resp, body = testchain.Do(t, shared.Admin, http.MethodPut, collection+"/"+name+"?dryRun=All", mustJSON(t, update.Object), "application/json")
 			default:
 				t.Fatalf("unknown op %q", tc.Op)
 			}
@@ -133,17 +103,6 @@ func TestValidationCorpus(t *testing.T) {
 	}
 }
 
-func collectionPath(gvr schema.GroupVersionResource, namespace string) string {
-	p := "/apis/" + gvr.Group + "/" + gvr.Version
-	if gvr.Group == "" {
-		p = "/api/" + gvr.Version
-	}
-	if namespace != "" {
-		p += "/namespaces/" + namespace
-	}
-	return p + "/" + gvr.Resource
-}
-
 func mustJSON(t *testing.T, v interface{}) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -154,8 +113,8 @@ func mustJSON(t *testing.T, v interface{}) []byte {
 }
 
 // answerOf reads the reason, message and causes of a Status; a successful write has none.
-func answerOf(code int, body []byte) corpusAnswer {
-	a := corpusAnswer{Code: code}
+func answerOf(code int, body []byte) reference.CorpusAnswer {
+	a := reference.CorpusAnswer{Code: code}
 	if code < 300 {
 		return a
 	}
@@ -167,7 +126,7 @@ func answerOf(code int, body []byte) corpusAnswer {
 	a.Reason, a.Message = string(st.Reason), st.Message
 	if st.Details != nil {
 		for _, c := range st.Details.Causes {
-			a.Causes = append(a.Causes, corpusCause{Field: c.Field, Reason: string(c.Type)})
+			a.Causes = append(a.Causes, reference.CorpusCause{Field: c.Field, Reason: string(c.Type)})
 		}
 	}
 	return a
@@ -175,7 +134,7 @@ func answerOf(code int, body []byte) corpusAnswer {
 
 // compareAnswers says how got differs from want, or "" when they agree. Causes are compared as
 // sets of field and type: the corpus lists each pair once.
-func compareAnswers(got, want corpusAnswer) string {
+func compareAnswers(got, want reference.CorpusAnswer) string {
 	var diffs []string
 	if got.Code != want.Code {
 		diffs = append(diffs, fmt.Sprintf("code %d, want %d", got.Code, want.Code))
@@ -190,7 +149,7 @@ func compareAnswers(got, want corpusAnswer) string {
 	return strings.Join(diffs, "; ")
 }
 
-func causeStrings(causes []corpusCause) []string {
+func causeStrings(causes []reference.CorpusCause) []string {
 	out := []string{}
 	for _, c := range causes {
 		out = append(out, c.Field+" "+c.Reason)

@@ -1,4 +1,4 @@
-package chain_test
+package compare_test
 
 import (
 	"encoding/json"
@@ -11,7 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apichain/apichain/test/core/coretest"
 	"github.com/apichain/apichain/test/reference"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // workloadReferenceUID is the uid kube-apiserver gave the reference Job; it shows in the labels
@@ -36,7 +38,7 @@ func TestWorkloadDefaultsMatchKubeAPIServer(t *testing.T) {
 		{"pdb", "/apis/policy/v1/namespaces/NS/poddisruptionbudgets", `{apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: pdb}, spec: {minAvailable: 1, selector: {matchLabels: {app: a}}}}`},
 		{"replicationcontroller", "/api/v1/namespaces/NS/replicationcontrollers", `{apiVersion: v1, kind: ReplicationController, metadata: {name: rc}, spec: {selector: {app: a}, ` + tmpl + `}}`},
 	}
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			raw, err := os.ReadFile(reference.Path("defaulted/" + tc.file + ".json"))
@@ -51,7 +53,7 @@ func TestWorkloadDefaultsMatchKubeAPIServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, out := do(t, shared.Admin, "POST", strings.ReplaceAll(tc.path, "NS", ns)+"?dryRun=All", body, "application/json")
+			resp, out := testchain.Do(t, shared.Admin, "POST", strings.ReplaceAll(tc.path, "NS", ns)+"?dryRun=All", body, "application/json")
 			if resp.StatusCode != 201 {
 				t.Fatalf("%d %s", resp.StatusCode, out)
 			}
@@ -97,7 +99,7 @@ func TestWorkloadValidationMessagesMatchKubeAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	paths := map[string]string{"apps/v1/Deployment": "/apis/apps/v1/namespaces/NS/deployments", "batch/v1/Job": "/apis/batch/v1/namespaces/NS/jobs"}
 	tested := 0
 	for _, block := range strings.Split(string(raw), "### ")[1:] {
@@ -112,7 +114,7 @@ func TestWorkloadValidationMessagesMatchKubeAPIServer(t *testing.T) {
 		}
 		obj["metadata"].(map[string]interface{})["namespace"] = ns
 		body, _ := json.Marshal(obj)
-		resp, out := do(t, shared.Admin, "POST", strings.ReplaceAll(path, "NS", ns), body, "application/json")
+		resp, out := testchain.Do(t, shared.Admin, "POST", strings.ReplaceAll(path, "NS", ns), body, "application/json")
 		var st metav1.Status
 		_ = json.Unmarshal(out, &st)
 		if resp.StatusCode != 422 || kubectlInvalidMessage(&st) != strings.TrimSpace(message) {
@@ -151,12 +153,12 @@ func TestWorkloadTablesMatchKubeAPIServer(t *testing.T) {
 		if err := json.Unmarshal(raw, &want); err != nil {
 			t.Fatal(err)
 		}
-		if got := tableFor(t, path).ColumnDefinitions; !reflect.DeepEqual(got, want.ColumnDefinitions) {
+		if got := coretest.Table(t, shared, path).ColumnDefinitions; !reflect.DeepEqual(got, want.ColumnDefinitions) {
 			t.Errorf("%s columns:\n got  %+v\n want %+v", path, got, want.ColumnDefinitions)
 		}
 	}
-	core := tableFor(t, "/api/v1/events").ColumnDefinitions
-	if got := tableFor(t, "/apis/events.k8s.io/v1/events").ColumnDefinitions; !reflect.DeepEqual(got, core) {
+	core := coretest.Table(t, shared, "/api/v1/events").ColumnDefinitions
+	if got := coretest.Table(t, shared, "/apis/events.k8s.io/v1/events").ColumnDefinitions; !reflect.DeepEqual(got, core) {
 		t.Errorf("events.k8s.io columns:\n got  %+v\n want core's %+v", got, core)
 	}
 }

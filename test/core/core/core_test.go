@@ -1,9 +1,8 @@
-package chain_test
+package core_test
 
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/yaml"
+
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // coreResources are one minimal valid object per Core resource, as a user would write it.
@@ -37,33 +38,11 @@ var coreResources = []struct {
 	{schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}, true, `{apiVersion: coordination.k8s.io/v1, kind: Lease, metadata: {name: NAME}, spec: {holderIdentity: me}}`},
 }
 
-func object(t *testing.T, manifest, name, ns string) *unstructured.Unstructured {
-	t.Helper()
-	m := map[string]interface{}{}
-	y := strings.NewReplacer("NAME", name, "NS", ns).Replace(manifest)
-	if err := yaml.Unmarshal([]byte(y), &m); err != nil {
-		t.Fatal(err)
-	}
-	return &unstructured.Unstructured{Object: m}
-}
-
-// newNamespace creates a namespace for one test.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	cs, _ := clients(t)
-	ns, err := cs.CoreV1().Namespaces().Create(context.Background(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
-}
-
 // TestCoreResourcesCRUDAndWatch creates, reads, lists, updates, patches, watches and deletes one
 // object of every Core resource, as a client would.
 func TestCoreResourcesCRUDAndWatch(t *testing.T) {
-	_, dyn := clients(t)
-	ns := newNamespace(t)
+	_, dyn := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	for _, r := range coreResources {
 		t.Run(r.gvr.Resource, func(t *testing.T) {
@@ -78,14 +57,14 @@ func TestCoreResourcesCRUDAndWatch(t *testing.T) {
 			}
 			defer w.Stop()
 
-			created, err := ri.Create(ctx, object(t, r.manifest, name, ns), metav1.CreateOptions{})
+			created, err := ri.Create(ctx, coretest.Object(t, r.manifest, name, ns), metav1.CreateOptions{})
 			if err != nil {
 				t.Fatalf("create: %v", err)
 			}
 			if created.GetUID() == "" || created.GetResourceVersion() == "" || created.GetCreationTimestamp().Time.IsZero() {
 				t.Errorf("create did not fill system metadata: %v", created.Object["metadata"])
 			}
-			if _, err := ri.Create(ctx, object(t, r.manifest, name, ns), metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
+			if _, err := ri.Create(ctx, coretest.Object(t, r.manifest, name, ns), metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
 				t.Errorf("second create: %v, want AlreadyExists", err)
 			}
 			got, err := ri.Get(ctx, name, metav1.GetOptions{})
@@ -168,8 +147,8 @@ func TestCoreResourcesCRUDAndWatch(t *testing.T) {
 }
 
 func TestDeleteCollection(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("cm-", i), Labels: map[string]string{"x": "y"}}}, metav1.CreateOptions{}); err != nil {

@@ -1,4 +1,4 @@
-package chain_test
+package core_test
 
 import (
 	"context"
@@ -11,13 +11,16 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestEventsAcrossGroups: core/v1 and events.k8s.io/v1 Events are the same objects (one storage
 // under /registry/events), each shown in its API's shape, as in kube-apiserver.
 func TestEventsAcrossGroups(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	core, ev1 := cs.CoreV1().Events(ns), cs.EventsV1().Events(ns)
 
@@ -93,7 +96,7 @@ func TestEventsAcrossGroups(t *testing.T) {
 	}
 
 	// The Table is core's, rows included.
-	table := tableFor(t, "/apis/events.k8s.io/v1/namespaces/"+ns+"/events/from-events")
+	table := coretest.Table(t, shared, "/apis/events.k8s.io/v1/namespaces/"+ns+"/events/from-events")
 	if len(table.Rows) != 1 || table.Rows[0].Cells[2] != "BackOff" || table.Rows[0].Cells[3] != "pod/q" || table.Rows[0].Cells[6] != "back-off restarting" {
 		t.Errorf("events.k8s.io table: %+v", table.Rows)
 	}
@@ -110,8 +113,8 @@ func TestEventsAcrossGroups(t *testing.T) {
 // TestEventsV1Validation: events.k8s.io/v1 validates strictly (pkg/apis/core/validation/events.go
 // for request version events.k8s.io/v1), core/v1 as before.
 func TestEventsV1Validation(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	_, err := cs.EventsV1().Events(ns).Create(ctx, &eventsv1.Event{
 		ObjectMeta: metav1.ObjectMeta{Name: "bad"},

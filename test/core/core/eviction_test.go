@@ -1,4 +1,4 @@
-package chain_test
+package core_test
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // runningPod creates a pod labelled app=<app> and reports it Running (and Ready, if ready) through
@@ -66,7 +68,7 @@ func evict(t *testing.T, ns, name, query string, deleteOptions *metav1.DeleteOpt
 		ObjectMeta:    metav1.ObjectMeta{Name: name, Namespace: ns},
 		DeleteOptions: deleteOptions,
 	})
-	resp, out := do(t, shared.Admin, "POST", fmt.Sprintf("/api/v1/namespaces/%s/pods/%s/eviction%s", ns, name, query), body, "application/json")
+	resp, out := testchain.Do(t, shared.Admin, "POST", fmt.Sprintf("/api/v1/namespaces/%s/pods/%s/eviction%s", ns, name, query), body, "application/json")
 	var st metav1.Status
 	if err := json.Unmarshal(out, &st); err != nil {
 		t.Fatalf("not a Status: %s", out)
@@ -78,8 +80,8 @@ func evict(t *testing.T, ns, name, query string, deleteOptions *metav1.DeleteOpt
 // the pod goes; a budget with no disruption to spare answers 429; one with a disruption to spare
 // lets the pod go and records it; dry runs change nothing.
 func TestEvictionHonoursDisruptionBudgets(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	gone := func(name string) bool {
 		_, err := cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
@@ -183,7 +185,7 @@ func TestEvictionHonoursDisruptionBudgets(t *testing.T) {
 	t.Run("bad requests", func(t *testing.T) {
 		runningPod(t, cs, ns, "named", "named", true)
 		body := []byte(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"other"}}`)
-		resp, out := do(t, shared.Admin, "POST", "/api/v1/namespaces/"+ns+"/pods/named/eviction", body, "application/json")
+		resp, out := testchain.Do(t, shared.Admin, "POST", "/api/v1/namespaces/"+ns+"/pods/named/eviction", body, "application/json")
 		if resp.StatusCode != 400 || !strings.Contains(string(out), "name in URL does not match name in Eviction object") {
 			t.Errorf("mismatched name: %d %s", resp.StatusCode, out)
 		}

@@ -1,33 +1,15 @@
-package chain_test
+package core_test
 
 import (
-	"bytes"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/apichain/apichain/test/testchain"
 )
 
-// kubectl runs kubectl against the shared chain with its admin kubeconfig. The test is skipped
-// where kubectl is not installed.
-func kubectl(t *testing.T, stdin string, args ...string) (string, error) {
-	t.Helper()
-	path, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl is not installed")
-	}
-	cmd := exec.Command(path, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+shared.KubeconfigPath)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	return out.String(), err
-}
-
 func TestKubectlSmoke(t *testing.T) {
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	steps := []struct {
 		args  []string
 		stdin string
@@ -46,7 +28,7 @@ func TestKubectlSmoke(t *testing.T) {
 		{[]string{"-n", ns, "create", "configmap", "Bad_Name"}, "", `is invalid: metadata.name`},
 	}
 	for _, s := range steps {
-		out, err := kubectl(t, s.stdin, s.args...)
+		out, err := testchain.KubectlInput(t, shared, s.stdin, s.args...)
 		if !regexp.MustCompile(s.want).MatchString(out) {
 			t.Errorf("kubectl %s: err %v, output:\n%s\nwant match %q", strings.Join(s.args, " "), err, out, s.want)
 		}
@@ -56,7 +38,7 @@ func TestKubectlSmoke(t *testing.T) {
 // TestKubectlShowsTheFallThrough: with -v 8, kubectl prints response headers, the chain's
 // X-Chain-Server among them.
 func TestKubectlShowsTheFallThrough(t *testing.T) {
-	out, _ := kubectl(t, "", "get", "crd", "-v", "8")
+	out, _ := testchain.KubectlInput(t, shared, "", "get", "crd", "-v", "8")
 	if !regexp.MustCompile(`(?i)X-Chain-Server: extensions`).MatchString(out) {
 		t.Errorf("kubectl -v 8 does not show X-Chain-Server: extensions:\n%s", out)
 	}

@@ -1,4 +1,4 @@
-package chain_test
+package core_test
 
 import (
 	"bufio"
@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -58,7 +57,7 @@ func TestCoreProxiesToTheKubelet(t *testing.T) {
 	newPod("web", "sim-node-1", "app")
 	newPod("two", "sim-node-1", "a", "b")
 	newPod("pending", "", "app") // no scheduler runs: it stays without a node
-	poll(t, 60*time.Second, func() bool {
+	testchain.WaitFor(t, func() bool {
 		p, err := pods.Get(ctx, "web", metav1.GetOptions{})
 		return err == nil && p.Status.Phase == corev1.PodRunning
 	})
@@ -367,7 +366,7 @@ func runPod(t *testing.T, pods corev1client.PodInterface, pod *corev1.Pod) {
 	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, 60*time.Second, func() bool {
+	testchain.WaitFor(t, func() bool {
 		p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
 		return err == nil && p.Status.Phase == corev1.PodRunning
 	})

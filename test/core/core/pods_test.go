@@ -1,4 +1,4 @@
-package chain_test
+package core_test
 
 import (
 	"context"
@@ -8,17 +8,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
-func pod(name string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx:1.27"}}}}
-}
-
 func TestPodDefaultsAndStatus(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
-	p, err := cs.CoreV1().Pods(ns).Create(context.Background(), pod("p"), metav1.CreateOptions{})
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
+	p, err := cs.CoreV1().Pods(ns).Create(context.Background(), coretest.Pod("p"), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,12 +46,12 @@ func TestPodDefaultsAndStatus(t *testing.T) {
 }
 
 func TestPodBindingAndFieldSelectors(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	pods := cs.CoreV1().Pods(ns)
 	for _, n := range []string{"bound", "pending"} {
-		if _, err := pods.Create(ctx, pod(n), metav1.CreateOptions{}); err != nil {
+		if _, err := pods.Create(ctx, coretest.Pod(n), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,8 +106,8 @@ func TestPodBindingAndFieldSelectors(t *testing.T) {
 }
 
 func TestOtherFieldSelectors(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tls"}, Type: corev1.SecretTypeOpaque}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -140,8 +138,8 @@ func TestOtherFieldSelectors(t *testing.T) {
 }
 
 func TestSecretStringDataIsMergedIntoData(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Data: map[string][]byte{"a": []byte("old"), "b": []byte("keep")}, StringData: map[string]string{"a": "new"}}
 	got, err := cs.CoreV1().Secrets(ns).Create(context.Background(), s, metav1.CreateOptions{})
 	if err != nil {
@@ -153,14 +151,14 @@ func TestSecretStringDataIsMergedIntoData(t *testing.T) {
 }
 
 func TestNamespaceLifecycle(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
 	// No objects in a namespace that does not exist.
 	_, err := cs.CoreV1().ConfigMaps("no-such-namespace").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("create in a missing namespace: %v, want NotFound", err)
 	}
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	got, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	if err != nil || got.Labels["kubernetes.io/metadata.name"] != ns || len(got.Spec.Finalizers) != 1 || got.Status.Phase != corev1.NamespaceActive {
 		t.Fatalf("new namespace: %v %+v", err, got)

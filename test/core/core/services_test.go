@@ -1,4 +1,4 @@
-package chain_test
+package core_test
 
 import (
 	"context"
@@ -9,18 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
-func service(name string, typ corev1.ServiceType, clusterIP string) *corev1.Service {
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: corev1.ServiceSpec{Type: typ, ClusterIP: clusterIP, Selector: map[string]string{"app": name},
-			Ports: []corev1.ServicePort{{Port: 80}}},
-	}
-}
-
 func TestKubernetesServiceHasFirstAddress(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	svc, err := cs.CoreV1().Services("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -31,15 +26,15 @@ func TestKubernetesServiceHasFirstAddress(t *testing.T) {
 }
 
 func TestServiceClusterIPAllocation(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	svcs := cs.CoreV1().Services(ns)
 	cidr := netip.MustParsePrefix("10.0.0.0/24")
 
 	seen := map[string]bool{"10.0.0.1": true}
 	for _, name := range []string{"a", "b", "c"} {
-		s, err := svcs.Create(ctx, service(name, "", ""), metav1.CreateOptions{})
+		s, err := svcs.Create(ctx, coretest.Service(name, "", ""), metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,14 +57,14 @@ func TestServiceClusterIPAllocation(t *testing.T) {
 	// A chosen address, then the same address again. Addresses from the low band of the range,
 	// which automatic allocation leaves for such requests, so that services other tests create
 	// in this shared chain do not take them first.
-	if s, err := svcs.Create(ctx, service("fixed", "", "10.0.0.10"), metav1.CreateOptions{}); err != nil || s.Spec.ClusterIP != "10.0.0.10" {
+	if s, err := svcs.Create(ctx, coretest.Service("fixed", "", "10.0.0.10"), metav1.CreateOptions{}); err != nil || s.Spec.ClusterIP != "10.0.0.10" {
 		t.Fatalf("fixed clusterIP: %v", err)
 	}
-	_, err := svcs.Create(ctx, service("clash", "", "10.0.0.10"), metav1.CreateOptions{})
+	_, err := svcs.Create(ctx, coretest.Service("clash", "", "10.0.0.10"), metav1.CreateOptions{})
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "provided IP is already allocated") {
 		t.Errorf("taken clusterIP: %v, want Invalid ... already allocated", err)
 	}
-	_, err = svcs.Create(ctx, service("outside", "", "10.9.9.9"), metav1.CreateOptions{})
+	_, err = svcs.Create(ctx, coretest.Service("outside", "", "10.9.9.9"), metav1.CreateOptions{})
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "is not in the valid range") {
 		t.Errorf("clusterIP outside the range: %v, want Invalid ... not in the valid range", err)
 	}
@@ -77,28 +72,28 @@ func TestServiceClusterIPAllocation(t *testing.T) {
 	if err := svcs.Delete(ctx, "fixed", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svcs.Create(ctx, service("again", "", "10.0.0.10"), metav1.CreateOptions{}); err != nil {
+	if _, err := svcs.Create(ctx, coretest.Service("again", "", "10.0.0.10"), metav1.CreateOptions{}); err != nil {
 		t.Errorf("reusing a freed clusterIP: %v", err)
 	}
 	// A dry run allocates nothing.
-	if _, err := svcs.Create(ctx, service("dry", "", "10.0.0.11"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+	if _, err := svcs.Create(ctx, coretest.Service("dry", "", "10.0.0.11"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svcs.Create(ctx, service("wet", "", "10.0.0.11"), metav1.CreateOptions{}); err != nil {
+	if _, err := svcs.Create(ctx, coretest.Service("wet", "", "10.0.0.11"), metav1.CreateOptions{}); err != nil {
 		t.Errorf("address used by a dry run stayed allocated: %v", err)
 	}
 	// Headless services get no address.
-	if s, err := svcs.Create(ctx, service("headless", "", "None"), metav1.CreateOptions{}); err != nil || s.Spec.ClusterIP != "None" {
+	if s, err := svcs.Create(ctx, coretest.Service("headless", "", "None"), metav1.CreateOptions{}); err != nil || s.Spec.ClusterIP != "None" {
 		t.Errorf("headless: %v %v", err, s)
 	}
 }
 
 func TestServiceNodePortAllocation(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	svcs := cs.CoreV1().Services(ns)
-	s, err := svcs.Create(ctx, service("np", corev1.ServiceTypeNodePort, ""), metav1.CreateOptions{})
+	s, err := svcs.Create(ctx, coretest.Service("np", corev1.ServiceTypeNodePort, ""), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +101,7 @@ func TestServiceNodePortAllocation(t *testing.T) {
 	if port < 30000 || port > 32767 {
 		t.Errorf("nodePort %d outside 30000-32767", port)
 	}
-	clash := service("np2", corev1.ServiceTypeNodePort, "")
+	clash := coretest.Service("np2", corev1.ServiceTypeNodePort, "")
 	clash.Spec.Ports[0].NodePort = port
 	if _, err := svcs.Create(ctx, clash, metav1.CreateOptions{}); !apierrors.IsInvalid(err) {
 		t.Errorf("taken nodePort: %v, want Invalid", err)

@@ -1,4 +1,4 @@
-package chain_test
+package core_test
 
 import (
 	"context"
@@ -11,11 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 func TestServerSideApplyBuiltIn(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	cms := cs.CoreV1().ConfigMaps(ns)
 	cm, err := cms.Apply(ctx, applycorev1.ConfigMap("cfg", ns).WithData(map[string]string{"a": "1"}), metav1.ApplyOptions{FieldManager: "alice"})
@@ -48,9 +51,9 @@ func TestServerSideApplyBuiltIn(t *testing.T) {
 
 func TestServerSideApplyCustomResource(t *testing.T) {
 	group := "ssa.example.com"
-	createEstablishedCRD(t, widgetCRD(group))
-	_, dyn := clients(t)
-	ns := newNamespace(t)
+	coretest.CreateEstablishedCRD(t, shared, coretest.WidgetCRD(group))
+	_, dyn := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	w := dyn.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}).Namespace(ns)
 	body, _ := json.Marshal(map[string]interface{}{"apiVersion": group + "/v1", "kind": "Widget",
 		"metadata": map[string]interface{}{"name": "w"}, "spec": map[string]interface{}{"size": 2}})

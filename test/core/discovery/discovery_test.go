@@ -1,4 +1,4 @@
-package chain_test
+package discovery_test
 
 import (
 	"bufio"
@@ -7,15 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
-	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
+	"github.com/apichain/apichain/test/core/coretest"
 	"github.com/apichain/apichain/test/reference"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // apiResource is one line of `kubectl api-resources -o wide`.
@@ -85,7 +84,7 @@ func servedAPIResources(t *testing.T, dc discovery.DiscoveryInterface) map[strin
 // kube-apiserver's `kubectl api-resources -o wide`: same names, short names, versions, scope,
 // kinds, verbs and categories, and that the resources this stage promises are all there.
 func TestAPIResourcesMatchKubeAPIServer(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	served := servedAPIResources(t, cs.Discovery())
 	reference := referenceAPIResources(t)
 	for key, got := range served {
@@ -132,7 +131,7 @@ func TestAPIResourcesMatchKubeAPIServer(t *testing.T) {
 }
 
 func TestSubresourcesAreServed(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	list, err := cs.Discovery().ServerResourcesForGroupVersion("v1")
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +148,7 @@ func TestSubresourcesAreServed(t *testing.T) {
 }
 
 func TestLegacyAndAggregatedDiscoveryListEveryGroup(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	groups := []string{"apiregistration.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io"}
 	// Legacy /apis (APIGroupList).
 	var legacy metav1.APIGroupList
@@ -193,30 +192,8 @@ func TestLocalAPIServicesAreAvailable(t *testing.T) {
 		if svc.Spec.Service != nil {
 			t.Errorf("APIService %s is not Local: %+v", name, svc.Spec.Service)
 		}
-		if !available(svc) {
+		if !coretest.Available(svc) {
 			t.Errorf("APIService %s is not Available: %+v", name, svc.Status)
 		}
-	}
-}
-
-func available(s *apiregistrationv1.APIService) bool {
-	for _, c := range s.Status.Conditions {
-		if c.Type == apiregistrationv1.Available {
-			return c.Status == apiregistrationv1.ConditionTrue
-		}
-	}
-	return false
-}
-
-// waitAPIServiceAvailable waits until the named APIService exists and is Available.
-func waitAPIServiceAvailable(t *testing.T, name string) {
-	t.Helper()
-	ac := aggregatorclient.NewForConfigOrDie(shared.Admin)
-	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		s, err := ac.ApiregistrationV1().APIServices().Get(ctx, name, metav1.GetOptions{})
-		return err == nil && available(s), nil
-	})
-	if err != nil {
-		t.Fatalf("APIService %s not available: %v", name, err)
 	}
 }

@@ -1,13 +1,15 @@
-package chain_test
+package discovery_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/apichain/apichain/test/testchain"
 )
 
 func TestOpenAPIv2AndV3(t *testing.T) {
-	resp, body := get(t, shared, "/openapi/v2")
+	resp, body := testchain.Get(t, shared, "/openapi/v2")
 	if resp.StatusCode != 200 {
 		t.Fatalf("/openapi/v2: %d", resp.StatusCode)
 	}
@@ -46,7 +48,7 @@ func TestOpenAPIv2AndV3(t *testing.T) {
 		}
 	}
 
-	resp, body = get(t, shared, "/openapi/v3")
+	resp, body = testchain.Get(t, shared, "/openapi/v3")
 	if resp.StatusCode != 200 {
 		t.Fatalf("/openapi/v3: %d", resp.StatusCode)
 	}
@@ -61,7 +63,7 @@ func TestOpenAPIv2AndV3(t *testing.T) {
 			t.Errorf("/openapi/v3 lacks %s (has %d paths)", p, len(v3.Paths))
 		}
 	}
-	resp, body = get(t, shared, "/openapi/v3/api/v1")
+	resp, body = testchain.Get(t, shared, "/openapi/v3/api/v1")
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"io.k8s.api.core.v1.Pod"`) {
 		t.Errorf("/openapi/v3/api/v1: %d", resp.StatusCode)
 	}

@@ -1,4 +1,4 @@
-package chain_test
+package groups_test
 
 import (
 	"context"
@@ -20,6 +20,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // csrRequest is a PEM PKCS#10 request for cn in orgs, base64 as a manifest carries it.
@@ -86,8 +89,8 @@ var groupResources = []struct {
 // TestGroupResourcesCRUDAndWatch creates, reads, lists, updates, patches, watches and deletes
 // one object of every resource this stage adds, as a client would.
 func TestGroupResourcesCRUDAndWatch(t *testing.T) {
-	_, dyn := clients(t)
-	ns := newNamespace(t)
+	_, dyn := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	request := csrRequest(t, "crud")
 	for _, r := range groupResources {
@@ -102,7 +105,7 @@ func TestGroupResourcesCRUDAndWatch(t *testing.T) {
 				t.Fatalf("watch: %v", err)
 			}
 			defer w.Stop()
-			obj := object(t, r.manifest, name, ns)
+			obj := coretest.Object(t, r.manifest, name, ns)
 			if strings.Contains(r.manifest, "REQUEST") {
 				// Set after object's placeholders: base64 may well contain "NS" or "NAME".
 				if err := unstructured.SetNestedField(obj.Object, request, "spec", "request"); err != nil {
@@ -202,11 +205,11 @@ func TestGroupTablesHaveKubectlColumns(t *testing.T) {
 		"/api/v1/limitranges":                                                     "Name,Created At",
 		"/api/v1/resourcequotas":                                                  "Name,Request,Limit,Age",
 	} {
-		if got := strings.Join(columnNames(tableFor(t, path)), ","); got != want {
+		if got := strings.Join(coretest.ColumnNames(coretest.Table(t, shared, path)), ","); got != want {
 			t.Errorf("%s columns:\n got  %s\n want %s", path, got, want)
 		}
 	}
-	table := tableFor(t, "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical")
+	table := coretest.Table(t, shared, "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical")
 	if cells := table.Rows[0].Cells; len(cells) != 5 || cells[0] != "system-node-critical" || cells[1] != float64(2000001000) || cells[2] != false || cells[4] != "PreemptLowerPriority" {
 		t.Errorf("system-node-critical row: %v", cells)
 	}

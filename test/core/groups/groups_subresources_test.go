@@ -1,4 +1,4 @@
-package chain_test
+package groups_test
 
 import (
 	"context"
@@ -16,19 +16,22 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestSystemPriorityClassesExistAtStart: kube-apiserver's post-start hook creates the two system
 // priority classes, with their values, before /readyz is ok.
 func TestSystemPriorityClassesExistAtStart(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	for name, value := range map[string]int32{"system-cluster-critical": 2000000000, "system-node-critical": 2000001000} {
 		pc, err := cs.SchedulingV1().PriorityClasses().Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil || pc.Value != value || pc.GlobalDefault || pc.PreemptionPolicy == nil || *pc.PreemptionPolicy != corev1.PreemptLowerPriority {
 			t.Errorf("%s: %v %+v", name, err, pc)
 		}
 	}
-	_, body := get(t, shared, "/readyz?verbose")
+	_, body := testchain.Get(t, shared, "/readyz?verbose")
 	if !strings.Contains(string(body), "[+]poststarthook/scheduling/bootstrap-system-priority-classes ok") {
 		t.Errorf("/readyz?verbose lacks the priority class hook:\n%s", body)
 	}
@@ -46,9 +49,9 @@ func TestSystemPriorityClassesExistAtStart(t *testing.T) {
 // TestStatusSubresourcesOfTheGroups: the main resource ignores status, /status ignores the spec,
 // for ingresses, persistent volumes and claims, resource quotas and validating admission policies.
 func TestStatusSubresourcesOfTheGroups(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 
 	ing, err := cs.NetworkingV1().Ingresses(ns).Create(ctx, &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "ing"},
 		Spec:   networkingv1.IngressSpec{DefaultBackend: &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "svc", Port: networkingv1.ServiceBackendPort{Number: 80}}}},
@@ -149,10 +152,10 @@ func TestStatusSubresourcesOfTheGroups(t *testing.T) {
 // identity comes from the request; approval goes only through /approval; /status takes the
 // certificate a signer issues; the signerName field selector finds it.
 func TestCertificateSigningRequestApproval(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
 	request, _ := base64.StdEncoding.DecodeString(csrRequest(t, "approval"))
-	name := "approval-" + newNamespace(t)
+	name := "approval-" + testchain.Namespace(t, shared)
 	csr, err := cs.CertificatesV1().CertificateSigningRequests().Create(ctx, &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: certificatesv1.CertificateSigningRequestSpec{Request: request, SignerName: "example.com/approval", Username: "someone-else",
@@ -200,8 +203,8 @@ func TestCertificateSigningRequestApproval(t *testing.T) {
 		!strings.Contains(err.Error(), `status.certificate: Invalid value: "<certificate data>": must contain at least one CERTIFICATE PEM block`) {
 		t.Errorf("issue garbage: %v", err)
 	}
-	table := tableFor(t, "/apis/certificates.k8s.io/v1/certificatesigningrequests/"+name)
-	if got := strings.Join(columnNames(table), ","); got != "Name,Age,SignerName,Requestor,RequestedDuration,Condition" || table.Rows[0].Cells[5] != "Approved" {
+	table := coretest.Table(t, shared, "/apis/certificates.k8s.io/v1/certificatesigningrequests/"+name)
+	if got := strings.Join(coretest.ColumnNames(table), ","); got != "Name,Age,SignerName,Requestor,RequestedDuration,Condition" || table.Rows[0].Cells[5] != "Approved" {
 		t.Errorf("table: %s %v", got, table.Rows[0].Cells)
 	}
 
@@ -217,27 +220,27 @@ func TestCertificateSigningRequestApproval(t *testing.T) {
 
 // TestKubectlCertificateApprove: kubectl certificate approve and deny use /approval.
 func TestKubectlCertificateApprove(t *testing.T) {
-	name := "kubectl-" + newNamespace(t)
+	name := "kubectl-" + testchain.Namespace(t, shared)
 	manifest := `{"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest","metadata":{"name":"` + name +
 		`"},"spec":{"request":"` + csrRequest(t, "kubectl") + `","signerName":"example.com/kubectl","usages":["client auth"]}}`
-	if out, err := kubectl(t, manifest, "create", "-f", "-"); err != nil {
+	if out, err := testchain.KubectlInput(t, shared, manifest, "create", "-f", "-"); err != nil {
 		t.Fatalf("create: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "csr", name) })
-	if out, err := kubectl(t, "", "certificate", "approve", name); err != nil || !strings.Contains(out, "certificatesigningrequest.certificates.k8s.io/"+name+" approved") {
+	t.Cleanup(func() { _, _ = testchain.KubectlInput(t, shared, "", "delete", "csr", name) })
+	if out, err := testchain.KubectlInput(t, shared, "", "certificate", "approve", name); err != nil || !strings.Contains(out, "certificatesigningrequest.certificates.k8s.io/"+name+" approved") {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
-	out, err := kubectl(t, "", "get", "csr", name, "-o", "json")
+	out, err := testchain.KubectlInput(t, shared, "", "get", "csr", name, "-o", "json")
 	var csr certificatesv1.CertificateSigningRequest
 	if err != nil || json.Unmarshal([]byte(out), &csr) != nil || len(csr.Status.Conditions) != 1 ||
 		csr.Status.Conditions[0].Type != certificatesv1.CertificateApproved || csr.Status.Conditions[0].Reason != "KubectlApprove" {
 		t.Errorf("after approve: %v\n%s", err, out)
 	}
-	if out, _ := kubectl(t, "", "get", "csr", name); !strings.Contains(out, "Approved") || !strings.Contains(out, "example.com/kubectl") {
+	if out, _ := testchain.KubectlInput(t, shared, "", "get", "csr", name); !strings.Contains(out, "Approved") || !strings.Contains(out, "example.com/kubectl") {
 		t.Errorf("kubectl get csr:\n%s", out)
 	}
 	// kubectl refuses to deny an approved request (the chain would too: at most one of them).
-	if out, err := kubectl(t, "", "certificate", "deny", name); err == nil || !strings.Contains(out, "is already Approved") {
+	if out, err := testchain.KubectlInput(t, shared, "", "certificate", "deny", name); err == nil || !strings.Contains(out, "is already Approved") {
 		t.Errorf("deny after approve: %v\n%s", err, out)
 	}
 }

@@ -1,4 +1,4 @@
-package chain_test
+package groups_test
 
 import (
 	"encoding/json"
@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestGroupValidationMessages sends invalid objects of this stage's resources and compares the
 // whole error message with kube-apiserver's: the handwritten and declarative rules, merged in
 // kube-apiserver's order.
 func TestGroupValidationMessages(t *testing.T) {
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	cases := []struct {
 		path, manifest, want string
 	}{
@@ -46,7 +48,7 @@ func TestGroupValidationMessages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, out := do(t, shared.Admin, "POST", strings.ReplaceAll(tc.path, "NS", ns)+"?dryRun=All", body, "application/json")
+		resp, out := testchain.Do(t, shared.Admin, "POST", strings.ReplaceAll(tc.path, "NS", ns)+"?dryRun=All", body, "application/json")
 		var st struct {
 			Message string `json:"message"`
 		}

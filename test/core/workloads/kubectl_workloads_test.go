@@ -1,16 +1,18 @@
-package chain_test
+package workloads_test
 
 import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestKubectlWorkloads drives the workload resources with kubectl: the generators of kubectl
 // create, kubectl scale through the scale subresource, kubectl get all -o wide through the Table
 // columns and the "all" category.
 func TestKubectlWorkloads(t *testing.T) {
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	steps := []struct {
 		args  []string
 		stdin string
@@ -40,7 +42,7 @@ func TestKubectlWorkloads(t *testing.T) {
 		{[]string{"-n", ns, "delete", "job", "once"}, "", `job.batch "once" deleted`},
 	}
 	for _, s := range steps {
-		out, err := kubectl(t, s.stdin, s.args...)
+		out, err := testchain.KubectlInput(t, shared, s.stdin, s.args...)
 		if !regexp.MustCompile(s.want).MatchString(strings.TrimSpace(out)) {
 			t.Errorf("kubectl %s: err %v, output:\n%s\nwant match %q", strings.Join(s.args, " "), err, out, s.want)
 		}

@@ -1,4 +1,4 @@
-package chain_test
+package workloads_test
 
 import (
 	"context"
@@ -19,6 +19,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 const workloadTemplate = `template: {metadata: {labels: {app: NAME}}, spec: {containers: [{name: c, image: nginx}]}}`
@@ -72,8 +75,8 @@ var minReadySeconds = []interface{}{"spec.minReadySeconds", int64(5)}
 // TestWorkloadResourcesCRUDAndWatch creates, reads, lists, updates, patches, watches and deletes one
 // object of every workload resource through the dynamic client, as controllers do.
 func TestWorkloadResourcesCRUDAndWatch(t *testing.T) {
-	_, dyn := clients(t)
-	ns := newNamespace(t)
+	_, dyn := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	for _, r := range workloadResources {
 		t.Run(r.gvr.Group+"/"+r.gvr.Resource, func(t *testing.T) {
@@ -85,14 +88,14 @@ func TestWorkloadResourcesCRUDAndWatch(t *testing.T) {
 			}
 			defer w.Stop()
 
-			created, err := ri.Create(ctx, object(t, r.manifest, name, ns), metav1.CreateOptions{})
+			created, err := ri.Create(ctx, coretest.Object(t, r.manifest, name, ns), metav1.CreateOptions{})
 			if err != nil {
 				t.Fatalf("create: %v", err)
 			}
 			if created.GetUID() == "" || created.GetResourceVersion() == "" {
 				t.Errorf("create did not fill system metadata: %v", created.Object["metadata"])
 			}
-			if _, err := ri.Create(ctx, object(t, r.manifest, name, ns), metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
+			if _, err := ri.Create(ctx, coretest.Object(t, r.manifest, name, ns), metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
 				t.Errorf("second create: %v, want AlreadyExists", err)
 			}
 			got, err := ri.Get(ctx, name, metav1.GetOptions{})
@@ -154,8 +157,8 @@ func expectWatchEvents(t *testing.T, w watch.Interface, want ...watch.EventType)
 // keeps the metadata changes kube-apiserver's apps, batch, autoscaling and policy strategies
 // keep), and metadata.generation counts spec changes only.
 func TestWorkloadStatusSubresource(t *testing.T) {
-	_, dyn := clients(t)
-	ns := newNamespace(t)
+	_, dyn := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	for _, r := range workloadResources {
 		if r.status == nil {
@@ -164,7 +167,7 @@ func TestWorkloadStatusSubresource(t *testing.T) {
 		t.Run(r.gvr.Group+"/"+r.gvr.Resource, func(t *testing.T) {
 			name := "status-" + strings.TrimSuffix(r.gvr.Resource, "s")
 			ri := dyn.Resource(r.gvr).Namespace(ns)
-			obj := object(t, r.manifest, name, ns)
+			obj := coretest.Object(t, r.manifest, name, ns)
 			obj.Object["status"] = r.status
 			created, err := ri.Create(ctx, obj, metav1.CreateOptions{})
 			if err != nil {
@@ -222,8 +225,8 @@ func TestWorkloadStatusSubresource(t *testing.T) {
 // TestWorkloadScaleSubresource reads and changes the replicas of each scalable resource through
 // its autoscaling/v1 Scale, as kubectl scale and the HPA do.
 func TestWorkloadScaleSubresource(t *testing.T) {
-	cs, dyn := clients(t)
-	ns := newNamespace(t)
+	cs, dyn := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	for _, r := range workloadResources {
 		switch r.gvr.Resource {
@@ -233,7 +236,7 @@ func TestWorkloadScaleSubresource(t *testing.T) {
 		}
 		t.Run(r.gvr.Resource, func(t *testing.T) {
 			name := "scale-" + strings.TrimSuffix(r.gvr.Resource, "s")
-			if _, err := dyn.Resource(r.gvr).Namespace(ns).Create(ctx, object(t, r.manifest, name, ns), metav1.CreateOptions{}); err != nil {
+			if _, err := dyn.Resource(r.gvr).Namespace(ns).Create(ctx, coretest.Object(t, r.manifest, name, ns), metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			scales := dyn.Resource(r.gvr).Namespace(ns)
@@ -256,7 +259,7 @@ func TestWorkloadScaleSubresource(t *testing.T) {
 			if r.gvr.Group == "" {
 				path = "/api/v1/namespaces/" + ns + "/" + r.gvr.Resource + "/" + name + "/scale"
 			}
-			if resp, out := do(t, shared.Admin, "PUT", path, body, "application/json"); resp.StatusCode != 200 || !strings.Contains(string(out), `"replicas":3`) {
+			if resp, out := testchain.Do(t, shared.Admin, "PUT", path, body, "application/json"); resp.StatusCode != 200 || !strings.Contains(string(out), `"replicas":3`) {
 				t.Fatalf("PUT scale: %d %s", resp.StatusCode, out)
 			}
 			parent, err := dyn.Resource(r.gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
@@ -271,14 +274,14 @@ func TestWorkloadScaleSubresource(t *testing.T) {
 				t.Fatalf("patch scale: %v", err)
 			}
 			// A negative count is refused with the declarative minimum's message.
-			resp, out := do(t, shared.Admin, "PATCH", path, []byte(`{"spec":{"replicas":-1}}`), "application/merge-patch+json")
+			resp, out := testchain.Do(t, shared.Admin, "PATCH", path, []byte(`{"spec":{"replicas":-1}}`), "application/merge-patch+json")
 			var st metav1.Status
 			_ = json.Unmarshal(out, &st)
 			if want := `Scale.autoscaling "` + name + `" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`; resp.StatusCode != 422 || st.Message != want {
 				t.Errorf("negative replicas: %d %q, want %q", resp.StatusCode, st.Message, want)
 			}
 			// A stale resourceVersion in the Scale is a conflict.
-			resp, out = do(t, shared.Admin, "PUT", path, body, "application/json")
+			resp, out = testchain.Do(t, shared.Admin, "PUT", path, body, "application/json")
 			if resp.StatusCode != 409 {
 				t.Errorf("PUT with a stale resourceVersion: %d %s", resp.StatusCode, out)
 			}
@@ -320,8 +323,8 @@ func runtime2Typed(in map[string]interface{}, out interface{}) error {
 
 // TestWorkloadStrategies: what the strategies set beyond the defaults.
 func TestWorkloadStrategies(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	template := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "a"}}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
 
@@ -406,7 +409,7 @@ func TestWorkloadStrategies(t *testing.T) {
 			t.Fatal(err)
 		}
 		// (in JSON: protobuf has no place for the type of an embedded object)
-		_, dyn := clients(t)
+		_, dyn := testchain.Clients(t, shared)
 		stsGVR := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
 		u, err := dyn.Resource(stsGVR).Namespace(ns).Get(ctx, "web", metav1.GetOptions{})
 		if err != nil {
@@ -437,18 +440,18 @@ func TestWorkloadStrategies(t *testing.T) {
 	})
 
 	t.Run("jobs and replicationcontrollers orphan by default", func(t *testing.T) {
-		_, dyn := clients(t)
+		_, dyn := testchain.Clients(t, shared)
 		for _, r := range []int{5, 10} { // jobs, replicationcontrollers
 			gvr := workloadResources[r].gvr
 			ri := dyn.Resource(gvr).Namespace(ns)
-			if _, err := ri.Create(ctx, object(t, workloadResources[r].manifest, "orphaning", ns), metav1.CreateOptions{}); err != nil {
+			if _, err := ri.Create(ctx, coretest.Object(t, workloadResources[r].manifest, "orphaning", ns), metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			path := "/apis/batch/v1/namespaces/" + ns + "/jobs/orphaning"
 			if gvr.Group == "" {
 				path = "/api/v1/namespaces/" + ns + "/replicationcontrollers/orphaning"
 			}
-			resp, out := do(t, shared.Admin, "DELETE", path, nil, "")
+			resp, out := testchain.Do(t, shared.Admin, "DELETE", path, nil, "")
 			if resp.StatusCode != 200 {
 				t.Fatalf("delete: %d %s", resp.StatusCode, out)
 			}
@@ -465,7 +468,7 @@ func TestWorkloadStrategies(t *testing.T) {
 		}
 		// apps/v1 deletes dependents in the background: no finalizer.
 		ri := dyn.Resource(workloadResources[0].gvr).Namespace(ns)
-		if _, err := ri.Create(ctx, object(t, workloadResources[0].manifest, "background", ns), metav1.CreateOptions{}); err != nil {
+		if _, err := ri.Create(ctx, coretest.Object(t, workloadResources[0].manifest, "background", ns), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := ri.Delete(ctx, "background", metav1.DeleteOptions{}); err != nil {
@@ -477,8 +480,8 @@ func TestWorkloadStrategies(t *testing.T) {
 	})
 
 	t.Run("poddisruptionbudget updates need a resourceVersion", func(t *testing.T) {
-		pdb := object(t, workloadResources[8].manifest, "rv", ns)
-		_, dyn := clients(t)
+		pdb := coretest.Object(t, workloadResources[8].manifest, "rv", ns)
+		_, dyn := testchain.Clients(t, shared)
 		ri := dyn.Resource(workloadResources[8].gvr).Namespace(ns)
 		got, err := ri.Create(ctx, pdb, metav1.CreateOptions{})
 		if err != nil {
@@ -505,7 +508,7 @@ func mapsEqual(a, b map[string]string) bool {
 
 // TestWorkloadSubresourcesInDiscovery: the subresources are listed with the kind they serve.
 func TestWorkloadSubresourcesInDiscovery(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	want := map[string]map[string]string{
 		"apps/v1": {"deployments/status": "apps/v1/Deployment", "deployments/scale": "autoscaling/v1/Scale", "replicasets/scale": "autoscaling/v1/Scale",
 			"statefulsets/scale": "autoscaling/v1/Scale", "daemonsets/status": "apps/v1/DaemonSet", "statefulsets/status": "apps/v1/StatefulSet"},

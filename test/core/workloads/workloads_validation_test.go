@@ -1,4 +1,4 @@
-package chain_test
+package workloads_test
 
 import (
 	"encoding/json"
@@ -7,13 +7,15 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestWorkloadValidationThroughTheAPI sends invalid workload objects and compares the whole
 // message with what kube-apiserver v1.37.2 answers (upstream's validation and strategies, the
 // enforced declarative rules last).
 func TestWorkloadValidationThroughTheAPI(t *testing.T) {
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	const c = `containers: [{name: c, image: nginx}]`
 	cases := []struct{ name, path, input, want string }{
 		{"deployment empty selector", "/apis/apps/v1/namespaces/NS/deployments",
@@ -96,7 +98,7 @@ func TestWorkloadValidationThroughTheAPI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, out := do(t, shared.Admin, "POST", strings.ReplaceAll(tc.path, "NS", ns), body, "application/json")
+			resp, out := testchain.Do(t, shared.Admin, "POST", strings.ReplaceAll(tc.path, "NS", ns), body, "application/json")
 			var st metav1.Status
 			_ = json.Unmarshal(out, &st)
 			if resp.StatusCode != 422 || st.Message != tc.want {
@@ -108,7 +110,7 @@ func TestWorkloadValidationThroughTheAPI(t *testing.T) {
 
 // TestWorkloadImmutableFields: what upstream's update validation forbids.
 func TestWorkloadImmutableFields(t *testing.T) {
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	const tmpl = `template: {metadata: {labels: {app: a, tier: x}}, spec: {containers: [{name: c, image: nginx}]}}`
 	for _, tc := range []struct{ resource, create, patch, want string }{
 		{"deployments", `{apiVersion: apps/v1, kind: Deployment, metadata: {name: imm}, spec: {selector: {matchLabels: {app: a}}, ` + tmpl + `}}`,
@@ -130,10 +132,10 @@ func TestWorkloadImmutableFields(t *testing.T) {
 		t.Run(tc.resource, func(t *testing.T) {
 			body, _ := yaml.YAMLToJSON([]byte(tc.create))
 			base := "/apis/apps/v1/namespaces/" + ns + "/" + tc.resource
-			if resp, out := do(t, shared.Admin, "POST", base, body, "application/json"); resp.StatusCode != 201 {
+			if resp, out := testchain.Do(t, shared.Admin, "POST", base, body, "application/json"); resp.StatusCode != 201 {
 				t.Fatalf("create: %d %s", resp.StatusCode, out)
 			}
-			resp, out := do(t, shared.Admin, "PATCH", base+"/imm", []byte(tc.patch), "application/merge-patch+json")
+			resp, out := testchain.Do(t, shared.Admin, "PATCH", base+"/imm", []byte(tc.patch), "application/merge-patch+json")
 			var st metav1.Status
 			_ = json.Unmarshal(out, &st)
 			if resp.StatusCode != 422 || st.Message != tc.want {
@@ -151,7 +153,7 @@ func TestWorkloadFieldSelectors(t *testing.T) {
 		{"/api/v1/replicationcontrollers", "status.replicas=0"},
 		{"/apis/apps/v1/deployments", "metadata.name=x"},
 	} {
-		if resp, out := get(t, shared, tc.path+"?fieldSelector="+tc.selector); resp.StatusCode != 200 {
+		if resp, out := testchain.Get(t, shared, tc.path+"?fieldSelector="+tc.selector); resp.StatusCode != 200 {
 			t.Errorf("%s?fieldSelector=%s: %d %s", tc.path, tc.selector, resp.StatusCode, out)
 		}
 	}
@@ -160,7 +162,7 @@ func TestWorkloadFieldSelectors(t *testing.T) {
 		{"/apis/policy/v1/poddisruptionbudgets", "spec.minAvailable=1", `"spec.minAvailable" is not a known field selector: only "metadata.name", "metadata.namespace"`},
 		{"/apis/batch/v1/jobs", "status.active=0", "field label not supported: status.active"},
 	} {
-		resp, out := get(t, shared, tc.path+"?fieldSelector="+tc.selector)
+		resp, out := testchain.Get(t, shared, tc.path+"?fieldSelector="+tc.selector)
 		var st metav1.Status
 		_ = json.Unmarshal(out, &st)
 		if resp.StatusCode != 400 || st.Message != tc.want {
