@@ -20,11 +20,11 @@ import (
 	"github.com/apichain/apichain/test/reference"
 )
 
-// FuzzWrites sends fuzzed writes to a chain of its own and holds it to issue 19's promises:
-// every request gets an answer on its connection (HTTP/2 as client-go speaks it, or HTTP/1.1
-// written whole before the answer is read, as Python's clients do, on a connection kept
-// between requests); every answer is 2xx, or 4xx with a Kubernetes Status; objects the writes
-// do not name stay as they were; the chain stays up and /readyz says ok.
+// FuzzWrites sends fuzzed writes to a chain of its own and holds it to its promises for bad
+// input: every request gets an answer on its connection (HTTP/2 as client-go speaks it, or
+// HTTP/1.1 written whole before the answer is read, as Python's clients do, on a connection
+// kept between requests); every answer is 2xx, or 4xx with a Kubernetes Status; objects the
+// writes do not name stay as they were; the chain stays up and /readyz says ok.
 //
 // An input picks a target (one object of each of 34 kinds of kube-apiserver's validation
 // corpus, a custom resource, a CRD, an APIService, pods/status and deployments/scale), a verb
@@ -33,7 +33,7 @@ import (
 // as CBOR), flags (HTTP/1.1, dryRun=All, fieldValidation=Strict, no fieldManager for an
 // apply, the body as the value of one field) and the body. The seeds: for every target, POST
 // and PUT with each of the six body types and PATCH with each of the five patch types, values
-// of the wrong type, and the requests issue 19 found answered 500 or not at all. `go test`
+// of the wrong type, and requests the chain once answered with a 500 or not at all. `go test`
 // runs the seeds; docs/reliability.md says how to fuzz for longer.
 func FuzzWrites(f *testing.F) {
 	targets, err := loadWriteTargets()
@@ -52,7 +52,7 @@ func FuzzWrites(f *testing.F) {
 			n++
 		}
 	}
-	for _, s := range issue19Seeds(targets) {
+	for _, s := range onceBrokenSeeds(targets) {
 		f.Add(s.target, s.verb, s.contentType, s.flags, s.body)
 	}
 
@@ -301,8 +301,9 @@ func bodyEncoder(scheme *runtime.Scheme) func(map[string]any, int) []byte {
 	}
 }
 
-// issue19Seeds are the requests issue 19 found answered 500 or not at all, and their kin.
-func issue19Seeds(targets []*writeTarget) []writeSeed {
+// onceBrokenSeeds are requests the chain once answered with a 500 or not at all (found by
+// fuzzing and fixed), and their kin.
+func onceBrokenSeeds(targets []*writeTarget) []writeSeed {
 	index := func(kind, subresource string) uint8 {
 		for i, tg := range targets {
 			if tg.gvk.Kind == kind && tg.subresource == subresource {

@@ -105,7 +105,7 @@ func TestAPIResourcesMatchKubeAPIServer(t *testing.T) {
 		"authorization.k8s.io/v1/subjectaccessreviews", "authorization.k8s.io/v1/selfsubjectaccessreviews",
 		"authorization.k8s.io/v1/localsubjectaccessreviews",
 		"apiextensions.k8s.io/v1/customresourcedefinitions", "apiregistration.k8s.io/v1/apiservices",
-		// Core speaks kube-apiserver (issue 4).
+		// Core serves the rest of kube-apiserver's built-in groups.
 		"apps/v1/deployments", "apps/v1/replicasets", "apps/v1/statefulsets", "apps/v1/daemonsets",
 		"apps/v1/controllerrevisions", "batch/v1/jobs", "batch/v1/cronjobs",
 		"autoscaling/v2/horizontalpodautoscalers", "v1/persistentvolumes", "v1/persistentvolumeclaims",
