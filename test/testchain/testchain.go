@@ -78,11 +78,14 @@ func StartIn(dir string, out io.Writer, mods ...func(*chain.Options)) (*Chain, e
 // Main runs a test package's tests (m) against one chain, started for them all before the first
 // and stopped after the last, and exits with their result. *shared is the chain while they run.
 // A fuzzing run (go test -fuzz, in the coordinator and in each worker) runs only a fuzz target,
-// which starts what it needs itself: Main starts no chain for it.
+// which starts what it needs itself, and go test -list runs nothing: Main starts no chain for
+// either.
 func Main(m *testing.M, shared **chain.Chain, mods ...func(*chain.Options)) {
 	flag.Parse()
-	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
-		os.Exit(m.Run())
+	for _, name := range []string{"test.fuzz", "test.list"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			os.Exit(m.Run())
+		}
 	}
 	env := Environment(mods...)
 	if _, err := env.Start(); err != nil {
