@@ -28,9 +28,9 @@ import (
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/internal/pki"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/kubelet"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // The tests against a chain share one: the host and two simulated nodes, and a scheduler.
@@ -66,17 +66,15 @@ func sharedCluster(t *testing.T) *cluster {
 			sharedErr = err
 			return
 		}
-		o := testchain.NewOptions(dir)
 		// New nodes are tainted not-ready until the node lifecycle controller sees them Ready.
-		o.Controllers = []string{controllers.NodeLifecycle}
-		c, err := testchain.StartWith(o, io.Discard)
+		c, err := testchain.StartIn(dir, nil, func(o *chain.Options) { o.Controllers = []string{controllers.NodeLifecycle} })
 		if err != nil {
 			os.RemoveAll(dir)
 			sharedErr = err
 			return
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		cl, stopSim, err := startCluster(ctx, c, kubelet.Config{Host: true, Nodes: 2})
+		cl, stopSim, err := startCluster(ctx, c.Chain, kubelet.Config{Host: true, Nodes: 2})
 		if err != nil {
 			cancel()
 			c.Stop()

@@ -2,16 +2,14 @@ package kubelet_test
 
 import (
 	"context"
-	"io"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/kubelet"
-	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestDeletedNodeComesBackAndRestartsReuseNodes deletes a node (its kubelet registers it
@@ -19,8 +17,8 @@ import (
 // updated, not duplicated, and a pod that ran keeps running where it was, with its address.
 func TestDeletedNodeComesBackAndRestartsReuseNodes(t *testing.T) {
 	dir := t.TempDir()
-	start := func() *chain.Chain {
-		c, err := testchain.StartWith(testchain.NewOptions(dir), io.Discard)
+	start := func() *testchain.Chain {
+		c, err := testchain.StartIn(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,7 +27,7 @@ func TestDeletedNodeComesBackAndRestartsReuseNodes(t *testing.T) {
 	ctx := context.Background()
 
 	c := start()
-	cl, stopSim, err := startCluster(ctx, c, kubelet.Config{Nodes: 2})
+	cl, stopSim, err := startCluster(ctx, c.Chain, kubelet.Config{Nodes: 2})
 	if err != nil {
 		c.Stop()
 		t.Fatal(err)
@@ -70,7 +68,7 @@ func TestDeletedNodeComesBackAndRestartsReuseNodes(t *testing.T) {
 
 	c = start()
 	defer c.Stop()
-	cl, stopSim, err = startCluster(ctx, c, kubelet.Config{Nodes: 2})
+	cl, stopSim, err = startCluster(ctx, c.Chain, kubelet.Config{Nodes: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@
 //
 // They were written here from kube-apiserver's observed answers (the validation corpus and the
 // messages in test/reference), not from its source; validationtest runs the
-// corpus through each package, and servers/chain's TestValidationCorpus through a running chain.
+// corpus through each package, and test/core/compare's TestValidationCorpus through a running chain.
 //
 // The rules keep kube-apiserver's field paths, error types, messages and order. Feature gates
 // that they consult are fixed at their v1.37 defaults; the comment at each use says which.
