@@ -122,6 +122,12 @@ func ValidateCSINodeUpdate(n, old *storagev1.CSINode) field.ErrorList {
 	return errs
 }
 
+// ValidateCSINodeStatusUpdate checks a status update: the metadata it may change. (Its storage
+// health belongs to the CSIVolumeHealth feature, off in v1.37; the registry drops it.)
+func ValidateCSINodeStatusUpdate(n, old *storagev1.CSINode) field.ErrorList {
+	return validation.MetaUpdate(&n.ObjectMeta, &old.ObjectMeta, metadata)
+}
+
 // csiNodeDriver: a known driver name once per node, the node's ID for it, a count of volumes
 // that is not negative, and topology keys that are label keys. Topology key errors are
 // reported on the driver, not on the key.
