@@ -124,6 +124,10 @@ func TestAPIResourcesMatchKubeAPIServer(t *testing.T) {
 		"admissionregistration.k8s.io/v1/mutatingadmissionpolicies",
 		"admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings",
 		"certificates.k8s.io/v1/certificatesigningrequests",
+		"storage.k8s.io/v1/csidrivers", "storage.k8s.io/v1/csinodes", "storage.k8s.io/v1/csistoragecapacities",
+		"storage.k8s.io/v1/volumeattachments", "storage.k8s.io/v1/volumeattributesclasses",
+		"networking.k8s.io/v1/ipaddresses", "networking.k8s.io/v1/servicecidrs", "node.k8s.io/v1/runtimeclasses",
+		"flowcontrol.apiserver.k8s.io/v1/flowschemas", "flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
 	} {
 		if _, ok := served[key]; !ok {
 			t.Errorf("%s is not served", key)
