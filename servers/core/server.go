@@ -104,6 +104,7 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 	s.AddPostStartHookOrDie("start-core-kubernetes-service", b.kubernetesService)
 	s.AddPostStartHookOrDie("start-core-cluster-authentication-info", b.clusterAuthenticationInfo)
 	s.AddPostStartHookOrDie("start-core-default-service-cidr", b.defaultServiceCIDR)
+	s.AddPostStartHookOrDie("start-core-service-ip-repair", b.serviceIPs)
 	s.AddPostStartHookOrDie(rbac.PostStartHookName, rbac.EnsurePolicy)
 	s.AddPostStartHookOrDie(scheduling.PostStartHookName, scheduling.BootstrapSystemPriorityClasses)
 	return &Server{GenericAPIServer: s, openAPIV2: c.Generic.OpenAPIConfig, openAPIV3: c.Generic.OpenAPIV3Config}, nil

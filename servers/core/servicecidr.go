@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +13,8 @@ import (
 	metav1apply "k8s.io/client-go/applyconfigurations/meta/v1"
 	networkingv1apply "k8s.io/client-go/applyconfigurations/networking/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/apichain/apichain/servers/core/allocator"
 )
 
 // DefaultServiceCIDRName is the ServiceCIDR that holds --service-cluster-ip-range.
@@ -59,4 +62,50 @@ func ensureDefaultServiceCIDR(ctx context.Context, cs kubernetes.Interface, cidr
 			WithMessage("Kubernetes default Service CIDR is ready").WithLastTransitionTime(metav1.Now())))
 	_, err = cidrs.ApplyStatus(ctx, ready, metav1.ApplyOptions{FieldManager: defaultServiceCIDRManager, Force: true})
 	return err
+}
+
+// serviceIPs gives every ClusterIP of the range that a Service holds its IPAddress, as
+// kube-apiserver's IPAddress repair loop does: Services stored before the chain allocated
+// addresses as IPAddress objects (or whose IPAddress someone deleted) would otherwise see their
+// address handed out again. It runs once, at start; it deletes nothing (see
+// servers/core/allocator).
+func (b *bootstrap) serviceIPs(hc genericapiserver.PostStartHookContext) error {
+	cs, err := client(hc)
+	if err != nil {
+		return err
+	}
+	return retry(hc, "service IP addresses", func(ctx context.Context) error {
+		return repairServiceIPs(ctx, cs, b.serviceCIDR)
+	})
+}
+
+func repairServiceIPs(ctx context.Context, cs kubernetes.Interface, cidr netip.Prefix) error {
+	services, err := cs.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	addresses, err := cs.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, a := range addresses.Items {
+		have[a.Name] = true
+	}
+	for _, svc := range services.Items {
+		if svc.Spec.Type == corev1.ServiceTypeExternalName {
+			continue
+		}
+		for _, s := range svc.Spec.ClusterIPs {
+			ip, err := netip.ParseAddr(s)
+			if err != nil || !cidr.Contains(ip) || have[ip.String()] {
+				continue // None, another family or range, or held already
+			}
+			a := allocator.NewIPAddress(ip, allocator.Owner{Namespace: svc.Namespace, Name: svc.Name})
+			if _, err := cs.NetworkingV1().IPAddresses().Create(ctx, a, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+				return err
+			}
+		}
+	}
+	return nil
 }
