@@ -187,7 +187,8 @@ func TestLegacyAndAggregatedDiscoveryListEveryGroup(t *testing.T) {
 
 func TestLocalAPIServicesAreAvailable(t *testing.T) {
 	ac := aggregatorclient.NewForConfigOrDie(shared.Admin)
-	want := []string{"v1.", "v1.apiextensions.k8s.io", "v1.coordination.k8s.io", "v1.discovery.k8s.io"}
+	want := []string{"v1.", "v1.apiextensions.k8s.io", "v1.coordination.k8s.io", "v1.discovery.k8s.io",
+		"v1.node.k8s.io", "v1.flowcontrol.apiserver.k8s.io"}
 	for _, name := range want {
 		svc, err := ac.ApiregistrationV1().APIServices().Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
