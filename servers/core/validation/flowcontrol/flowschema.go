@@ -48,7 +48,7 @@ func ValidateFlowSchema(fs *flowcontrolv1.FlowSchema) field.ErrorList {
 	if fixed := mandatoryFlowSchema(fs.Name); fixed != nil && !equality.Semantic.DeepEqual(fs.Spec, fixed.Spec) {
 		errs = append(errs, field.Invalid(spec, validation.Internal(fs.Spec), fmt.Sprintf("spec of '%s' must equal the fixed value", fs.Name)))
 	}
-	return append(errs, flowSchemaConditions(fs.Status.Conditions)...)
+	return append(errs, conditionTypes(fs.Status.Conditions, flowSchemaConditionType)...)
 }
 
 // ValidateFlowSchemaUpdate is the rule list of an update: the schema as if new.
@@ -58,7 +58,7 @@ func ValidateFlowSchemaUpdate(fs, _ *flowcontrolv1.FlowSchema) field.ErrorList {
 
 // ValidateFlowSchemaStatusUpdate checks the conditions a status update writes.
 func ValidateFlowSchemaStatusUpdate(fs, _ *flowcontrolv1.FlowSchema) field.ErrorList {
-	return flowSchemaConditions(fs.Status.Conditions)
+	return conditionTypes(fs.Status.Conditions, flowSchemaConditionType)
 }
 
 // flowSchemaSpec: a precedence in 1..10000 (1 for the exempt schema alone), a known way to
@@ -230,25 +230,22 @@ func urlPath(p *field.Path, u string) field.ErrorList {
 	return nil
 }
 
-// flowSchemaConditions: each type once, none empty.
-func flowSchemaConditions(conditions []flowcontrolv1.FlowSchemaCondition) field.ErrorList {
-	var types []string
-	for _, c := range conditions {
-		types = append(types, string(c.Type))
-	}
-	return conditionTypes(types)
-}
-
-// conditionTypes checks the types of a status's conditions.
-func conditionTypes(types []string) field.ErrorList {
+// conditionTypes checks the types of a status's conditions (typeOf reads one's type): each
+// once, none empty.
+func conditionTypes[C any](conditions []C, typeOf func(C) string) field.ErrorList {
 	var errs field.ErrorList
 	path := field.NewPath("status", "conditions")
-	for i, t := range types {
-		errs = append(errs, validation.When(slices.Contains(types[:i], t), field.Duplicate(path.Index(i).Child("type"), t))...)
+	var seen []string
+	for i, c := range conditions {
+		t := typeOf(c)
+		errs = append(errs, validation.When(slices.Contains(seen, t), field.Duplicate(path.Index(i).Child("type"), t))...)
 		errs = append(errs, validation.When(t == "", field.Required(path.Index(i).Child("type"), "must not be empty"))...)
+		seen = append(seen, t)
 	}
 	return errs
 }
+
+func flowSchemaConditionType(c flowcontrolv1.FlowSchemaCondition) string { return string(c.Type) }
 
 // mandatoryFlowSchema is the defaulted bootstrap schema of that name that every server must
 // have, or nil.

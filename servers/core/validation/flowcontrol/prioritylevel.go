@@ -32,7 +32,7 @@ func ValidatePriorityLevelConfiguration(pl *flowcontrolv1.PriorityLevelConfigura
 		}
 		errs = append(errs, validation.When(!equality.Semantic.DeepEqual(got, fixed.Spec), field.Invalid(spec, validation.Internal(pl.Spec), msg))...)
 	}
-	return append(errs, priorityLevelConditions(pl.Status.Conditions)...)
+	return append(errs, conditionTypes(pl.Status.Conditions, priorityLevelConditionType)...)
 }
 
 // ValidatePriorityLevelConfigurationUpdate is the rule list of an update: the level as if new.
@@ -42,7 +42,7 @@ func ValidatePriorityLevelConfigurationUpdate(pl, _ *flowcontrolv1.PriorityLevel
 
 // ValidatePriorityLevelConfigurationStatusUpdate checks the conditions a status update writes.
 func ValidatePriorityLevelConfigurationStatusUpdate(pl, _ *flowcontrolv1.PriorityLevelConfiguration) field.ErrorList {
-	return priorityLevelConditions(pl.Status.Conditions)
+	return conditionTypes(pl.Status.Conditions, priorityLevelConditionType)
 }
 
 // priorityLevelSpec: the level named exempt is the Exempt one; a Limited level says how it is
@@ -146,13 +146,8 @@ func queues(p *field.Path, q *flowcontrolv1.QueuingConfiguration) field.ErrorLis
 	return errs
 }
 
-// priorityLevelConditions: each type once, none empty.
-func priorityLevelConditions(conditions []flowcontrolv1.PriorityLevelConfigurationCondition) field.ErrorList {
-	var types []string
-	for _, c := range conditions {
-		types = append(types, string(c.Type))
-	}
-	return conditionTypes(types)
+func priorityLevelConditionType(c flowcontrolv1.PriorityLevelConfigurationCondition) string {
+	return string(c.Type)
 }
 
 // mandatoryPriorityLevel is the defaulted bootstrap level of that name that every server must
