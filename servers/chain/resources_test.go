@@ -51,6 +51,26 @@ func TestNewResourcesInKubectlAPIResources(t *testing.T) {
 	}
 }
 
+// TestNewResourcesHaveOpenAPI: kubectl explain reads their schemas, and server-side apply
+// tracks their fields.
+func TestNewResourcesHaveOpenAPI(t *testing.T) {
+	for _, field := range []string{"flowschemas.spec.matchingPrecedence", "csidrivers.spec.attachRequired", "servicecidrs.spec.cidrs",
+		"ipaddresses.spec.parentRef", "runtimeclasses.handler", "volumeattributesclasses.driverName"} {
+		if out, err := kubectl(t, "", "explain", field); err != nil || !strings.Contains(out, "FIELD:") {
+			t.Errorf("kubectl explain %s: %v\n%s", field, err, out)
+		}
+	}
+	const rc = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: applied}\nhandler: runsc\noverhead: {podFixed: {cpu: 100m}}\n"
+	if out, err := kubectl(t, rc, "apply", "--server-side", "--field-manager", "tester", "-f", "-"); err != nil || !strings.Contains(out, "serverside-applied") {
+		t.Fatalf("kubectl apply --server-side: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "runtimeclass", "applied") })
+	out, err := kubectl(t, "", "get", "runtimeclass", "applied", "--show-managed-fields", "-o", "jsonpath={.metadata.managedFields[0].manager} {.metadata.managedFields[0].fieldsV1}")
+	if err != nil || !strings.HasPrefix(out, "tester ") || !strings.Contains(out, `"f:podFixed":{"f:cpu":{}}`) {
+		t.Errorf("managed fields of an applied RuntimeClass: %v %s", err, out)
+	}
+}
+
 // TestNewResourcesTables: the columns `kubectl get` shows, as kube-apiserver's printers define
 // them, and the rows of objects made here.
 func TestNewResourcesTables(t *testing.T) {
