@@ -40,6 +40,15 @@ func TestRestartKeepsObjectsAndPKI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A Service whose address has no IPAddress, as one stored before the chain allocated
+	// addresses as IPAddress objects: the start gives it one back.
+	orphan, err := cs.CoreV1().Services("default").Create(ctx, coretest.Service("unrecorded", "", ""), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.NetworkingV1().IPAddresses().Delete(ctx, orphan.Spec.ClusterIP, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	ca, _ := os.ReadFile(filepath.Join(dir, "pki", "ca.crt"))
 	if err := c.Stop(); err != nil {
 		t.Fatalf("stop: %v", err)
@@ -57,8 +66,13 @@ func TestRestartKeepsObjectsAndPKI(t *testing.T) {
 		t.Fatalf("service after restart: %v", err)
 	}
 	// The allocation survived too: the address cannot be handed out again.
-	if _, err := cs.CoreV1().Services("default").Create(ctx, coretest.Service("thief", "", svc.Spec.ClusterIP), metav1.CreateOptions{}); err == nil {
-		t.Errorf("clusterIP %s was allocated twice after a restart", svc.Spec.ClusterIP)
+	for _, ip := range []string{svc.Spec.ClusterIP, orphan.Spec.ClusterIP} {
+		if _, err := cs.CoreV1().Services("default").Create(ctx, coretest.Service("thief", "", ip), metav1.CreateOptions{}); err == nil {
+			t.Errorf("clusterIP %s was allocated twice after a restart", ip)
+		}
+	}
+	if a, err := cs.NetworkingV1().IPAddresses().Get(ctx, orphan.Spec.ClusterIP, metav1.GetOptions{}); err != nil || a.Spec.ParentRef.Name != "unrecorded" {
+		t.Errorf("the IPAddress of a Service that had none: %v %+v", err, a)
 	}
 	ca2, _ := os.ReadFile(filepath.Join(dir, "pki", "ca.crt"))
 	if !bytes.Equal(ca, ca2) || len(ca) == 0 {

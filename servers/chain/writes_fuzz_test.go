@@ -190,7 +190,9 @@ func loadWriteTargets() ([]*writeTarget, error) {
 		obj := moveNamespace(runtime.DeepCopyJSON(valid[kind]), corpus.Namespace, fuzzNamespace).(map[string]any)
 		meta := obj["metadata"].(map[string]any)
 		_, namespaced := meta["namespace"]
-		meta["name"] = "fuzz-target"
+		if kind != "IPAddress" { // named by its address
+			meta["name"] = "fuzz-target"
+		}
 		gv, err := schema.ParseGroupVersion(obj["apiVersion"].(string))
 		if err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/apichain/apichain/servers/core/defaults/batch"
 	"github.com/apichain/apichain/servers/core/defaults/core"
 	"github.com/apichain/apichain/servers/core/defaults/discovery"
+	"github.com/apichain/apichain/servers/core/defaults/flowcontrol"
 	"github.com/apichain/apichain/servers/core/defaults/networking"
 	"github.com/apichain/apichain/servers/core/defaults/rbac"
 	"github.com/apichain/apichain/servers/core/defaults/scheduling"
@@ -29,6 +30,7 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 		scheduling.RegisterDefaults,
 		autoscaling.RegisterDefaults,
 		rbac.RegisterDefaults,
+		flowcontrol.RegisterDefaults,
 	} {
 		if err := register(scheme); err != nil {
 			return err

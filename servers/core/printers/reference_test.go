@@ -72,6 +72,16 @@ var printersByReferenceFile = map[string]Printer{
 	"validatingadmissionpolicies.admissionregistration.k8s.io":       ValidatingAdmissionPolicy,
 	"validatingadmissionpolicybindings.admissionregistration.k8s.io": ValidatingAdmissionPolicyBinding,
 	"validatingwebhookconfigurations.admissionregistration.k8s.io":   ValidatingWebhookConfiguration,
+	"csidrivers.storage.k8s.io":                                      CSIDriver,
+	"csinodes.storage.k8s.io":                                        CSINode,
+	"csistoragecapacities.storage.k8s.io":                            CSIStorageCapacity,
+	"volumeattachments.storage.k8s.io":                               VolumeAttachment,
+	"volumeattributesclasses.storage.k8s.io":                         VolumeAttributesClass,
+	"ipaddresses.networking.k8s.io":                                  IPAddress,
+	"servicecidrs.networking.k8s.io":                                 ServiceCIDR,
+	"runtimeclasses.node.k8s.io":                                     RuntimeClass,
+	"flowschemas.flowcontrol.apiserver.k8s.io":                       FlowSchema,
+	"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io":       PriorityLevelConfiguration,
 }
 
 func loadReferenceTable(t *testing.T, name string) referenceTable {

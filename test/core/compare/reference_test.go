@@ -40,6 +40,16 @@ func TestDefaultsMatchKubeAPIServer(t *testing.T) {
 		{file: "endpointslice", path: "/apis/discovery.k8s.io/v1/namespaces/NS/endpointslices", input: `{apiVersion: discovery.k8s.io/v1, kind: EndpointSlice, metadata: {name: es}, addressType: IPv4, endpoints: [{addresses: [10.0.0.9]}], ports: [{port: 80}]}`},
 		{file: "event", path: "events", input: `{apiVersion: v1, kind: Event, metadata: {name: ev}, involvedObject: {kind: Pod, name: p, namespace: NS}, reason: R, message: M}`},
 		{file: "lease", path: "/apis/coordination.k8s.io/v1/namespaces/NS/leases", input: `{apiVersion: coordination.k8s.io/v1, kind: Lease, metadata: {name: l}, spec: {holderIdentity: me}}`},
+		{file: "csidriver", path: "/apis/storage.k8s.io/v1/csidrivers", input: `{apiVersion: storage.k8s.io/v1, kind: CSIDriver, metadata: {name: csi.example.com}, spec: {}}`},
+		{file: "csinode", path: "/apis/storage.k8s.io/v1/csinodes", input: `{apiVersion: storage.k8s.io/v1, kind: CSINode, metadata: {name: n1}, spec: {drivers: [{name: csi.example.com, nodeID: n1}]}}`},
+		{file: "csistoragecapacity", path: "/apis/storage.k8s.io/v1/namespaces/NS/csistoragecapacities", input: `{apiVersion: storage.k8s.io/v1, kind: CSIStorageCapacity, metadata: {name: csc}, storageClassName: sc, capacity: 10Gi}`},
+		{file: "volumeattachment", path: "/apis/storage.k8s.io/v1/volumeattachments", input: `{apiVersion: storage.k8s.io/v1, kind: VolumeAttachment, metadata: {name: va}, spec: {attacher: csi.example.com, nodeName: n1, source: {persistentVolumeName: pv}}}`},
+		{file: "volumeattributesclass", path: "/apis/storage.k8s.io/v1/volumeattributesclasses", input: `{apiVersion: storage.k8s.io/v1, kind: VolumeAttributesClass, metadata: {name: vac}, driverName: csi.example.com, parameters: {iops: "3000"}}`},
+		{file: "ipaddress", path: "/apis/networking.k8s.io/v1/ipaddresses", input: `{apiVersion: networking.k8s.io/v1, kind: IPAddress, metadata: {name: 192.168.7.7}, spec: {parentRef: {group: "", name: svc, namespace: default, resource: services}}}`},
+		{file: "servicecidr", path: "/apis/networking.k8s.io/v1/servicecidrs", input: `{apiVersion: networking.k8s.io/v1, kind: ServiceCIDR, metadata: {name: cidr}, spec: {cidrs: [10.96.0.0/24]}}`},
+		{file: "runtimeclass", path: "/apis/node.k8s.io/v1/runtimeclasses", input: `{apiVersion: node.k8s.io/v1, kind: RuntimeClass, metadata: {name: rtc}, handler: runc}`},
+		{file: "flowschema", path: "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", input: `{apiVersion: flowcontrol.apiserver.k8s.io/v1, kind: FlowSchema, metadata: {name: fs}, spec: {priorityLevelConfiguration: {name: global-default}, rules: [{resourceRules: [{apiGroups: [""], namespaces: ["*"], resources: [pods], verbs: [get]}], subjects: [{group: {name: "system:authenticated"}, kind: Group}]}]}}`},
+		{file: "prioritylevelconfiguration", path: "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations", input: `{apiVersion: flowcontrol.apiserver.k8s.io/v1, kind: PriorityLevelConfiguration, metadata: {name: plc}, spec: {limited: {limitResponse: {queuing: {}, type: Queue}}, type: Limited}}`},
 	}
 	ns := testchain.Namespace(t, shared)
 	for _, tc := range cases {

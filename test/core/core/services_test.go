@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -120,5 +121,79 @@ func TestServiceNodePortAllocation(t *testing.T) {
 	}
 	if _, err := svcs.Create(ctx, clash, metav1.CreateOptions{}); err != nil {
 		t.Errorf("nodePort released by a type change is still taken: %v", err)
+	}
+}
+
+// TestServiceClusterIPsAreIPAddresses: as in kube-apiserver v1.37, a Service's ClusterIP is an
+// IPAddress object named by the address, whose parent is the Service: created with the
+// Service, deleted with it; an IPAddress that exists holds its address against any Service.
+func TestServiceClusterIPsAreIPAddresses(t *testing.T) {
+	cs, _ := clients(t)
+	ns := newNamespace(t)
+	ctx := context.Background()
+	addresses := cs.NetworkingV1().IPAddresses()
+	parentOf := func(ip string) string {
+		a, err := addresses.Get(ctx, ip, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return "none"
+		}
+		if err != nil || a.Spec.ParentRef == nil || a.Labels["ipaddress.kubernetes.io/managed-by"] != "ipallocator.k8s.io" {
+			t.Fatalf("IPAddress %s: %v %+v", ip, err, a)
+		}
+		return a.Spec.ParentRef.Resource + "/" + a.Spec.ParentRef.Namespace + "/" + a.Spec.ParentRef.Name
+	}
+	if got := parentOf("10.0.0.1"); got != "services/default/kubernetes" {
+		t.Errorf("10.0.0.1 belongs to %s", got)
+	}
+	web, err := cs.CoreV1().Services(ns).Create(ctx, service("web", "", ""), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := parentOf(web.Spec.ClusterIP); got != "services/"+ns+"/web" {
+		t.Errorf("%s belongs to %s", web.Spec.ClusterIP, got)
+	}
+	if out, err := kubectl(t, "", "get", "ipaddress", web.Spec.ClusterIP); err != nil || !strings.Contains(out, "services/"+ns+"/web") {
+		t.Errorf("kubectl get ipaddress: %v\n%s", err, out)
+	}
+	// Becoming an ExternalName gives the address back.
+	web.Spec.Type, web.Spec.ExternalName = corev1.ServiceTypeExternalName, "example.com"
+	if _, err := cs.CoreV1().Services(ns).Update(ctx, web, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := parentOf(web.Spec.ClusterIP); got != "none" {
+		t.Errorf("after the type change, %s belongs to %s", web.Spec.ClusterIP, got)
+	}
+
+	// An address someone else recorded is taken; deleting the Service that was refused it, or
+	// any other, leaves that record alone.
+	reserved := allocatorIPAddress("10.0.0.12", "reserved-by-hand")
+	if _, err := addresses.Create(ctx, reserved, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = addresses.Delete(ctx, "10.0.0.12", metav1.DeleteOptions{}) })
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, service("wants-12", "", "10.0.0.12"), metav1.CreateOptions{}); !apierrors.IsInvalid(err) ||
+		!strings.Contains(err.Error(), "provided IP is already allocated") {
+		t.Errorf("a recorded address: %v, want Invalid ... already allocated", err)
+	}
+	if got := parentOf("10.0.0.12"); got != "services/default/reserved-by-hand" {
+		t.Errorf("10.0.0.12 belongs to %s", got)
+	}
+	fixed, err := cs.CoreV1().Services(ns).Create(ctx, service("fixed-13", "", "10.0.0.13"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().Services(ns).Delete(ctx, fixed.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := parentOf("10.0.0.13"); got != "none" {
+		t.Errorf("after its Service was deleted, 10.0.0.13 belongs to %s", got)
+	}
+}
+
+// allocatorIPAddress is an IPAddress as the allocator labels it, for a Service of default.
+func allocatorIPAddress(ip, service string) *networkingv1.IPAddress {
+	return &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{Name: ip, Labels: map[string]string{"ipaddress.kubernetes.io/managed-by": "ipallocator.k8s.io"}},
+		Spec:       networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: service}},
 	}
 }

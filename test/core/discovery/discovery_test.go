@@ -123,6 +123,10 @@ func TestAPIResourcesMatchKubeAPIServer(t *testing.T) {
 		"admissionregistration.k8s.io/v1/mutatingadmissionpolicies",
 		"admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings",
 		"certificates.k8s.io/v1/certificatesigningrequests",
+		"storage.k8s.io/v1/csidrivers", "storage.k8s.io/v1/csinodes", "storage.k8s.io/v1/csistoragecapacities",
+		"storage.k8s.io/v1/volumeattachments", "storage.k8s.io/v1/volumeattributesclasses",
+		"networking.k8s.io/v1/ipaddresses", "networking.k8s.io/v1/servicecidrs", "node.k8s.io/v1/runtimeclasses",
+		"flowcontrol.apiserver.k8s.io/v1/flowschemas", "flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
 	} {
 		if _, ok := served[key]; !ok {
 			t.Errorf("%s is not served", key)
@@ -182,7 +186,8 @@ func TestLegacyAndAggregatedDiscoveryListEveryGroup(t *testing.T) {
 
 func TestLocalAPIServicesAreAvailable(t *testing.T) {
 	ac := aggregatorclient.NewForConfigOrDie(shared.Admin)
-	want := []string{"v1.", "v1.apiextensions.k8s.io", "v1.coordination.k8s.io", "v1.discovery.k8s.io"}
+	want := []string{"v1.", "v1.apiextensions.k8s.io", "v1.coordination.k8s.io", "v1.discovery.k8s.io",
+		"v1.node.k8s.io", "v1.flowcontrol.apiserver.k8s.io"}
 	for _, name := range want {
 		svc, err := ac.ApiregistrationV1().APIServices().Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
@@ -194,6 +199,32 @@ func TestLocalAPIServicesAreAvailable(t *testing.T) {
 		}
 		if !coretest.Available(svc) {
 			t.Errorf("APIService %s is not Available: %+v", name, svc.Status)
+		}
+	}
+}
+
+// TestNewResourcesInKubectlAPIResources: `kubectl api-resources -o wide` lists each as
+// kube-apiserver does: names, short names, version, scope, kind, verbs and categories.
+func TestNewResourcesInKubectlAPIResources(t *testing.T) {
+	out, err := testchain.Kubectl(t, shared, "api-resources", "-o", "wide")
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := referenceAPIResources(t)
+	fields := func(line string) string { return strings.Join(strings.Fields(line), " ") }
+	for _, key := range []string{
+		"storage.k8s.io/v1/csidrivers", "storage.k8s.io/v1/csinodes", "storage.k8s.io/v1/csistoragecapacities",
+		"storage.k8s.io/v1/volumeattachments", "storage.k8s.io/v1/volumeattributesclasses",
+		"networking.k8s.io/v1/ipaddresses", "networking.k8s.io/v1/servicecidrs", "node.k8s.io/v1/runtimeclasses",
+		"flowcontrol.apiserver.k8s.io/v1/flowschemas", "flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
+	} {
+		r := want[key]
+		if r.name == "" {
+			t.Fatalf("%s is not in the reference", key)
+		}
+		line := fields(strings.Join([]string{r.name, r.shortNames, r.apiVersion, r.namespaced, r.kind, r.verbs, r.categories}, " "))
+		if !slices.ContainsFunc(strings.Split(out, "\n"), func(l string) bool { return fields(l) == line }) {
+			t.Errorf("kubectl api-resources has no line %q", line)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package groups_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -43,7 +44,7 @@ func csrRequest(t *testing.T, cn string, orgs ...string) string {
 const matchNothing = `{matchLabels: {apichain-test: never}}`
 
 // groupResources are one minimal valid object per resource of admissionregistration, scheduling,
-// networking, storage, certificates and the core volumes and quotas.
+// networking, storage, node, flowcontrol, certificates and the core volumes and quotas.
 var groupResources = []struct {
 	gvr        schema.GroupVersionResource
 	namespaced bool
@@ -51,6 +52,9 @@ var groupResources = []struct {
 	// finalized: a delete leaves the object Terminating until its finalizer is removed
 	// (StorageObjectInUseProtection).
 	finalized bool
+	// name, when set, is the object's name (an IPAddress is named by its address); otherwise
+	// it is crud-<resource>.
+	name string
 }{
 	{gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
 		manifest: `{apiVersion: admissionregistration.k8s.io/v1, kind: ValidatingWebhookConfiguration, metadata: {name: NAME}, webhooks: [{name: v.example.com, clientConfig: {url: "https://127.0.0.1:1/v"}, rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}], sideEffects: None, admissionReviewVersions: [v1], failurePolicy: Ignore, objectSelector: ` + matchNothing + `}]}`},
@@ -84,6 +88,26 @@ var groupResources = []struct {
 		manifest: `{apiVersion: v1, kind: LimitRange, metadata: {name: NAME}, spec: {limits: [{type: Container, default: {cpu: 100m}}]}}`},
 	{gvr: schema.GroupVersionResource{Version: "v1", Resource: "resourcequotas"}, namespaced: true,
 		manifest: `{apiVersion: v1, kind: ResourceQuota, metadata: {name: NAME}, spec: {hard: {pods: '10'}}}`},
+	{gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattributesclasses"}, finalized: true,
+		manifest: `{apiVersion: storage.k8s.io/v1, kind: VolumeAttributesClass, metadata: {name: NAME}, driverName: csi.example.com, parameters: {iops: "3000"}}`},
+	{gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers"},
+		manifest: `{apiVersion: storage.k8s.io/v1, kind: CSIDriver, metadata: {name: NAME}, spec: {}}`},
+	{gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csinodes"},
+		manifest: `{apiVersion: storage.k8s.io/v1, kind: CSINode, metadata: {name: NAME}, spec: {drivers: [{name: csi.example.com, nodeID: n1}]}}`},
+	{gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csistoragecapacities"}, namespaced: true,
+		manifest: `{apiVersion: storage.k8s.io/v1, kind: CSIStorageCapacity, metadata: {name: NAME}, storageClassName: sc, capacity: 10Gi}`},
+	{gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattachments"},
+		manifest: `{apiVersion: storage.k8s.io/v1, kind: VolumeAttachment, metadata: {name: NAME}, spec: {attacher: csi.example.com, nodeName: n1, source: {persistentVolumeName: pv}}}`},
+	{gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "servicecidrs"},
+		manifest: `{apiVersion: networking.k8s.io/v1, kind: ServiceCIDR, metadata: {name: NAME}, spec: {cidrs: [10.96.0.0/24]}}`},
+	{gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ipaddresses"}, name: "192.168.200.9",
+		manifest: `{apiVersion: networking.k8s.io/v1, kind: IPAddress, metadata: {name: NAME}, spec: {parentRef: {group: "", resource: services, namespace: NS, name: web}}}`},
+	{gvr: schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"},
+		manifest: `{apiVersion: node.k8s.io/v1, kind: RuntimeClass, metadata: {name: NAME}, handler: runsc}`},
+	{gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"},
+		manifest: `{apiVersion: flowcontrol.apiserver.k8s.io/v1, kind: FlowSchema, metadata: {name: NAME}, spec: {priorityLevelConfiguration: {name: crud-prioritylevelconfigurations}, rules: [{subjects: [{kind: User, user: {name: crud}}], nonResourceRules: [{verbs: [get], nonResourceURLs: [/crud]}]}]}}`},
+	{gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "prioritylevelconfigurations"},
+		manifest: `{apiVersion: flowcontrol.apiserver.k8s.io/v1, kind: PriorityLevelConfiguration, metadata: {name: NAME}, spec: {type: Limited, limited: {limitResponse: {type: Reject}}}}`},
 }
 
 // TestGroupResourcesCRUDAndWatch creates, reads, lists, updates, patches, watches and deletes
@@ -95,7 +119,7 @@ func TestGroupResourcesCRUDAndWatch(t *testing.T) {
 	request := csrRequest(t, "crud")
 	for _, r := range groupResources {
 		t.Run(r.gvr.Resource, func(t *testing.T) {
-			name := "crud-" + r.gvr.Resource
+			name := cmp.Or(r.name, "crud-"+r.gvr.Resource)
 			var ri dynamic.ResourceInterface = dyn.Resource(r.gvr)
 			if r.namespaced {
 				ri = dyn.Resource(r.gvr).Namespace(ns)
