@@ -2,12 +2,13 @@
 // checks that nothing is lost on the way: the harness behind `go test ./test/soak -soak=60m`
 // (docs/reliability.md, "An hour under load").
 //
-// It drives the chain as a user runs it: it builds cmd/chain, starts it on a data dir with
-// simulated nodes and its metrics server child, and talks to it with client-go and kubectl from
-// admin.kubeconfig, on loopback only. Its parts:
+// It drives the chain as a user runs it: it starts the chain's command (cmd/chain's, run by
+// the test binary itself, or a binary given with -soak.bin) as a process of its own on a data
+// dir, with simulated nodes and its metrics server child, and talks to it with client-go and
+// kubectl from admin.kubeconfig, on loopback only. Its parts:
 //
-//   - process.go: the chain process: build, start, SIGKILL, restart on the same data dir, the
-//     metrics server child, and the figures /proc has of them.
+//   - process.go: the chain process: start, SIGKILL, restart on the same data dir, the metrics
+//     server child, and the figures /proc has of them.
 //   - recorder.go: every request's verb, latency and answer, from a wrapper around client-go's
 //     transport; connections that can be cut.
 //   - model.go, workload.go: creates, updates, deletes and server-side applies of ConfigMaps,

@@ -139,21 +139,25 @@ func TestDiff(t *testing.T) {
 }
 
 // TestPlan: the chain's kills in the first half (quarter, for long runs), the other
-// disruptions all along, none near a kill or past the end.
+// disruptions all along, none near a kill or past the end; a short run gets every kind.
 func TestPlan(t *testing.T) {
 	for _, tc := range []struct {
 		d     time.Duration
 		kills int
 		last  time.Duration // the last kill no later than this
-	}{{3 * time.Minute, 1, 90 * time.Second}, {60 * time.Minute, 2, 15 * time.Minute}} {
+		gap   time.Duration // no other disruption this close to a kill
+	}{
+		{30 * time.Second, 1, 15 * time.Second, 3 * time.Second},
+		{3 * time.Minute, 1, 90 * time.Second, 20 * time.Second},
+		{60 * time.Minute, 2, 15 * time.Minute, 20 * time.Second},
+	} {
 		p := plan(tc.d, tc.kills)
 		var killAt []time.Duration
-		other := 0
+		kinds := map[string]int{}
 		for _, d := range p {
+			kinds[d.what]++
 			if d.what == "kill chain" {
 				killAt = append(killAt, d.at)
-			} else {
-				other++
 			}
 			if d.at <= 0 || d.at >= tc.d {
 				t.Errorf("%v: %s at %v, outside the run", tc.d, d.what, d.at)
@@ -162,12 +166,12 @@ func TestPlan(t *testing.T) {
 		if len(killAt) != tc.kills || killAt[len(killAt)-1] > tc.last {
 			t.Errorf("%v: kills at %v, want %d by %v", tc.d, killAt, tc.kills, tc.last)
 		}
-		if other < 4 {
-			t.Errorf("%v: only %d other disruptions: %v", tc.d, other, p)
+		if kinds["cut watches"] < 2 || kinds["kill metrics server"] < 1 {
+			t.Errorf("%v: too few other disruptions: %v", tc.d, p)
 		}
 		for _, d := range p {
 			for _, k := range killAt {
-				if d.what != "kill chain" && (d.at-k).Abs() < 20*time.Second {
+				if d.what != "kill chain" && (d.at-k).Abs() < tc.gap {
 					t.Errorf("%v: %s at %v, near the kill at %v", tc.d, d.what, d.at, k)
 				}
 			}
@@ -200,6 +204,37 @@ func TestAnalysis(t *testing.T) {
 	}
 	if m := strings.Join(growing.Missed(), "; "); !strings.Contains(m, "RSS slope") || !strings.Contains(m, "goroutines grew") {
 		t.Errorf("growing: missed %q", m)
+	}
+}
+
+// TestBounds: a short run within bounds is correct; goroutines or file descriptors that
+// double, or memory that triples, within one chain process are not. A restarted process is
+// held against its own first sample.
+func TestBounds(t *testing.T) {
+	run := func(last Sample) Analysis {
+		r := &Result{Config: Config{Duration: 30 * time.Second}, Samples: []Sample{
+			{At: 10 * time.Second, Start: 1, Up: true, RSS: 300, Goroutines: 2800, FDs: 60},
+			{At: 20 * time.Second, Start: 2, Up: true, RSS: 100, Goroutines: 1000, FDs: 40},
+			last,
+		}}
+		return r.Analyse()
+	}
+	if a := run(Sample{At: 30 * time.Second, Start: 2, Up: true, RSS: 250, Goroutines: 1900, FDs: 100}); !a.Correct() || len(a.Bounds) > 0 {
+		t.Errorf("within bounds: %q", a.Bounds)
+	}
+	for _, tc := range []struct {
+		last Sample
+		want string
+	}{
+		{Sample{RSS: 301, Goroutines: 1000, FDs: 40}, "RSS 301 MiB"},
+		{Sample{RSS: 100, Goroutines: 2001, FDs: 40}, "2001 goroutines"},
+		{Sample{RSS: 100, Goroutines: 1000, FDs: 113}, "113 file descriptors"},
+	} {
+		tc.last.At, tc.last.Start, tc.last.Up = 30*time.Second, 2, true
+		a := run(tc.last)
+		if a.Correct() || len(a.Bounds) != 1 || !strings.Contains(a.Bounds[0], tc.want) {
+			t.Errorf("%+v: bounds %q, want one saying %q", tc.last, a.Bounds, tc.want)
+		}
 	}
 }
 

@@ -16,16 +16,6 @@ import (
 	"time"
 )
 
-// Build builds the chain binary from this checkout into dir and returns its path.
-func Build(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "chain")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/apichain/apichain/cmd/chain")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-}
-
 // Process is the chain binary run as a user runs it: `chain --data-dir D --nodes N ...`, its
 // progress on stdout, the metrics server as its child process.
 type Process struct {
@@ -34,8 +24,9 @@ type Process struct {
 	// Port is the chain's --secure-port, the same at every start, so that clients and their
 	// kubeconfig stay valid across restarts.
 	Port int
-	// Args are the other flags.
+	// Args are the other flags; Env is added to its environment.
 	Args []string
+	Env  []string
 	// Log receives the chain's stdout and stderr, of every start.
 	Log io.Writer
 
@@ -61,6 +52,7 @@ func (p *Process) Kubeconfig() string { return filepath.Join(p.DataDir, "admin.k
 func (p *Process) Start(ctx context.Context) error {
 	args := append([]string{"--data-dir", p.DataDir, "--secure-port", strconv.Itoa(p.Port)}, p.Args...)
 	cmd := exec.Command(p.Bin, args...)
+	cmd.Env = append(os.Environ(), p.Env...)
 	cmd.Stderr = p.Log
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -44,6 +44,16 @@ const (
 	fdDrift        = 5
 )
 
+// Bounds every run must keep, however short: each chain process against its own first
+// sample, generous enough for a busy shared machine, tight enough for a gross leak (a
+// goroutine or a connection per request, memory never given back).
+const (
+	rssBound       = 3.0 // times the first sample's resident memory
+	goroutineBound = 2.0 // times the first sample's goroutines
+	fdBound        = 2.0 // times the first sample's file descriptors, plus fdSlack
+	fdSlack        = 32
+)
+
 // Analysis is the figures the verdict rests on.
 type Analysis struct {
 	// Window is the part of the run the leak figures are taken over: the last chain process,
@@ -56,6 +66,8 @@ type Analysis struct {
 	GoroutinesFirst, GoroutinesLast              float64
 	FDsFirst, FDsLast                            float64
 	EtcdDBMax, EtcdDiskMax, EtcdDBLast           float64
+	RSSMax                                       float64
+	GoroutinesMax, FDsMax                        int
 	// P99 and P50 of each verb over the run (client side).
 	P50, P99 map[string]time.Duration
 	Counts   map[string]int
@@ -65,6 +77,8 @@ type Analysis struct {
 	Relists, Rewatches, Events                                                   int
 	KubectlRuns, KubectlFailed, KubectlUnexpected                                int
 	Kills, MetricsKills, Cuts, Compactions                                       int
+	// Bounds are the samples past the bounds above.
+	Bounds []string
 }
 
 // Analyse computes the figures of r.
@@ -102,21 +116,29 @@ func (r *Result) Analyse() Analysis {
 			a.MetricsKills++
 		case strings.HasPrefix(e.What, "cut "):
 			a.Cuts++
-		case strings.HasPrefix(e.What, "etcd compacted"):
-			a.Compactions++
 		}
 	}
 
+	// etcd counts its compactions from its start: the run's are the last count of each process.
+	compactions := map[int]int64{}
+	for _, s := range r.Samples {
+		compactions[s.Start] = max(compactions[s.Start], s.Compactions)
+	}
+	for _, n := range compactions {
+		a.Compactions += int(n)
+	}
 	var up []Sample
 	for _, s := range r.Samples {
 		if s.Up {
 			up = append(up, s)
 			a.EtcdDBMax, a.EtcdDiskMax, a.EtcdDBLast = max(a.EtcdDBMax, s.EtcdDB), max(a.EtcdDiskMax, s.EtcdDisk), s.EtcdDB
+			a.RSSMax, a.GoroutinesMax, a.FDsMax = max(a.RSSMax, s.RSS), max(a.GoroutinesMax, s.Goroutines), max(a.FDsMax, s.FDs)
 		}
 	}
 	if len(up) == 0 {
 		return a
 	}
+	a.Bounds = outOfBounds(up)
 	last := up[len(up)-1].Start
 	i := slices.IndexFunc(up, func(s Sample) bool { return s.Start == last })
 	window := slices.DeleteFunc(slices.Clone(up[i:]), func(s Sample) bool { return s.At < up[i].At+warmUp })
@@ -137,6 +159,29 @@ func (r *Result) Analyse() Analysis {
 	a.GoroutineSlope, a.GoroutinesFirst, a.GoroutinesLast = series(func(s Sample) float64 { return float64(s.Goroutines) })
 	a.FDSlope, a.FDsFirst, a.FDsLast = series(func(s Sample) float64 { return float64(s.FDs) })
 	return a
+}
+
+// outOfBounds holds each sample against the first sample of the same chain process.
+func outOfBounds(up []Sample) []string {
+	var out []string
+	first := map[int]Sample{}
+	for _, s := range up {
+		f, ok := first[s.Start]
+		if !ok {
+			first[s.Start] = s
+			continue
+		}
+		if s.RSS > rssBound*f.RSS {
+			out = append(out, fmt.Sprintf("%s RSS %.0f MiB, over %.0f× the %.0f MiB of %s", fmtDur(s.At), s.RSS, rssBound, f.RSS, fmtDur(f.At)))
+		}
+		if float64(s.Goroutines) > goroutineBound*float64(f.Goroutines) {
+			out = append(out, fmt.Sprintf("%s %d goroutines, over %.0f× the %d of %s", fmtDur(s.At), s.Goroutines, goroutineBound, f.Goroutines, fmtDur(f.At)))
+		}
+		if float64(s.FDs) > fdBound*float64(f.FDs)+fdSlack {
+			out = append(out, fmt.Sprintf("%s %d file descriptors, over %.0f× the %d of %s and %d", fmtDur(s.At), s.FDs, fdBound, f.FDs, fmtDur(f.At), fdSlack))
+		}
+	}
+	return out
 }
 
 // slopeOf is the least-squares slope of ys over xs.
@@ -169,9 +214,10 @@ func meanWhile(ss []Sample, f func(Sample) float64, keep func(Sample) bool) floa
 }
 
 // Correct says whether nothing was lost, missed, duplicated or answered 5xx outside a
-// deliberate restart: what every run must show, however short and however busy the machine.
+// deliberate restart, and the chain kept within its bounds: what every run must show, however
+// short and however busy the machine.
 func (a Analysis) Correct() bool {
-	return a.Lost+a.WatchProblems+a.FailedChecks+a.Unexpected5xx+a.Other == 0
+	return a.Lost+a.WatchProblems+a.FailedChecks+a.Unexpected5xx+a.Other+len(a.Bounds) == 0
 }
 
 // Missed lists the targets on resources and latency that the run missed (leak figures only
@@ -210,10 +256,14 @@ func (r *Result) Verdict() string {
 	if len(missed) > 0 {
 		targets = "targets missed: " + strings.Join(missed, ", ")
 	}
-	leak := "leak window too short"
+	bounds := "within bounds"
+	if len(a.Bounds) > 0 {
+		bounds = fmt.Sprintf("%d samples out of bounds", len(a.Bounds))
+	}
+	leak := fmt.Sprintf("RSS ≤ %.0f MiB, goroutines ≤ %d, fds ≤ %d (%s; too short a run for a leak slope)", a.RSSMax, a.GoroutinesMax, a.FDsMax, bounds)
 	if a.WindowTo > 0 {
 		leak = fmt.Sprintf("RSS %.0f→%.0f MiB (%+.2f MiB/10m), goroutines %.0f→%.0f, fds %.0f→%.0f",
-			a.RSSFirst, a.RSSLast, a.RSSSlope, a.GoroutinesFirst, a.GoroutinesLast, a.FDsFirst, a.FDsLast)
+			a.RSSFirst, a.RSSLast, a.RSSSlope, a.GoroutinesFirst, a.GoroutinesLast, a.FDsFirst, a.FDsLast) + " (" + bounds + ")"
 	}
 	return fmt.Sprintf("soak %s in %v: %d writes acknowledged, %d lost; %d watch events, %d missed or duplicated (%d checks, %d relists after 410); "+
 		"%d × 5xx outside restarts (%d during); %d SIGKILLs of the chain, %d of the metrics server, %d watch cuts, %d compactions; "+
@@ -277,6 +327,7 @@ func (r *Result) Write() error {
 	section("workload problems", r.Workload.Problems)
 	section("list problems", r.Lister.Problems)
 	section("soak failures", r.Fatal)
+	section("samples out of bounds", a.Bounds)
 	var kubectl []string
 	for _, k := range r.Kubectl {
 		if k.Err != "" {
@@ -305,10 +356,10 @@ func (r *Result) Write() error {
 
 func samplesCSV(samples []Sample) []byte {
 	var b strings.Builder
-	b.WriteString("seconds,start,up,rss_mib,heap_mib,goroutines,fds,threads,metrics_server_rss_mib,etcd_db_mib,etcd_db_in_use_mib,etcd_disk_mib,compact_rev,requests,p99_mutating_ms,p99_get_ms,p99_list_ms\n")
+	b.WriteString("seconds,start,up,rss_mib,heap_mib,goroutines,fds,threads,metrics_server_rss_mib,etcd_db_mib,etcd_db_in_use_mib,etcd_disk_mib,compact_rev,compactions,requests,p99_mutating_ms,p99_get_ms,p99_list_ms\n")
 	for _, s := range samples {
-		fmt.Fprintf(&b, "%.0f,%d,%v,%.1f,%.1f,%d,%d,%d,%.1f,%.2f,%.2f,%.1f,%d,%d,%.1f,%.1f,%.1f\n",
-			s.At.Seconds(), s.Start, s.Up, s.RSS, s.Heap, s.Goroutines, s.FDs, s.Threads, s.ChildRSS, s.EtcdDB, s.EtcdDBInUse, s.EtcdDisk, s.CompactRev,
+		fmt.Fprintf(&b, "%.0f,%d,%v,%.1f,%.1f,%d,%d,%d,%.1f,%.2f,%.2f,%.1f,%d,%d,%d,%.1f,%.1f,%.1f\n",
+			s.At.Seconds(), s.Start, s.Up, s.RSS, s.Heap, s.Goroutines, s.FDs, s.Threads, s.ChildRSS, s.EtcdDB, s.EtcdDBInUse, s.EtcdDisk, s.CompactRev, s.Compactions,
 			s.Requests, msf(mutatingP99(s)), msf(s.P99["get"]), msf(s.P99["list"]))
 	}
 	return []byte(b.String())

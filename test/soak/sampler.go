@@ -35,6 +35,8 @@ type Sample struct {
 	// etcd's files (WAL, snapshots and database), all in MiB; CompactRev etcd's last compaction.
 	EtcdDB, EtcdDBInUse, EtcdDisk float64
 	CompactRev                    int64
+	// Compactions counts the compactions etcd has done since this chain process started.
+	Compactions int64
 
 	// Requests is how many were answered since the sample before; P99 of each verb among them.
 	Requests int
@@ -69,6 +71,9 @@ func (s *Sampler) Run(ctx context.Context) {
 		case <-t.C:
 		}
 		sm := s.take(ctx)
+		if ctx.Err() != nil {
+			return // taken while the soak ended: its reads were cut short
+		}
 		if sm.CompactRev > 0 && sm.CompactRev != lastCompact {
 			lastCompact = sm.CompactRev
 			if s.OnCompaction != nil {
@@ -79,6 +84,14 @@ func (s *Sampler) Run(ctx context.Context) {
 		s.samples = append(s.samples, sm)
 		s.mu.Unlock()
 	}
+}
+
+// Once takes a sample now, out of turn: the last one, at the end of the run.
+func (s *Sampler) Once(ctx context.Context) {
+	sm := s.take(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.samples = append(s.samples, sm)
 }
 
 // Samples are the samples taken so far.
@@ -122,6 +135,7 @@ func (s *Sampler) take(ctx context.Context) Sample {
 		sm.EtcdDB = mib(int64(m["etcd_mvcc_db_total_size_in_bytes"]))
 		sm.EtcdDBInUse = mib(int64(m["etcd_mvcc_db_total_size_in_use_in_bytes"]))
 		sm.CompactRev = int64(m["etcd_debugging_mvcc_compact_revision"])
+		sm.Compactions = int64(m["etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count"])
 	}
 	sm.EtcdDisk = mib(DirBytes(filepath.Join(s.DataDir, "etcd")))
 	return sm

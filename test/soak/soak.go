@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -26,6 +27,9 @@ import (
 // Config says how long and how hard the soak runs, and against what.
 type Config struct {
 	Duration time.Duration
+	// Binary is the chain binary to run, with Env added to its environment.
+	Binary string
+	Env    []string
 	// Rate is the workload's operations per second (at most), shared by Workers.
 	Rate    float64
 	Workers int
@@ -99,19 +103,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return s.run(ctx)
 }
 
-// startChain builds the chain binary and starts it; stop kills whatever is left of it.
+// startChain starts the chain binary on a new data dir; stop kills whatever is left of it.
 func (s *soak) startChain(ctx context.Context) (stop func(), err error) {
 	tmp, err := os.MkdirTemp("", "soak-")
 	if err != nil {
 		return nil, err
 	}
 	cleanup := func() { os.RemoveAll(tmp) }
-	s.logf("building the chain binary")
-	bin, err := Build(ctx, tmp)
-	if err != nil {
-		cleanup()
-		return nil, err
-	}
 	port, err := FreePort()
 	if err != nil {
 		cleanup()
@@ -122,7 +120,7 @@ func (s *soak) startChain(ctx context.Context) (stop func(), err error) {
 		cleanup()
 		return nil, err
 	}
-	s.proc = &Process{Bin: bin, DataDir: filepath.Join(tmp, "data"), Port: port, Log: out,
+	s.proc = &Process{Bin: s.cfg.Binary, Env: s.cfg.Env, DataDir: filepath.Join(tmp, "data"), Port: port, Log: out,
 		Args: []string{fmt.Sprintf("--nodes=%d", s.cfg.Nodes), fmt.Sprintf("--etcd-compaction-interval=%v", s.cfg.Compaction)}}
 	stop = func() {
 		s.proc.Kill()
@@ -133,7 +131,7 @@ func (s *soak) startChain(ctx context.Context) (stop func(), err error) {
 		}
 		cleanup()
 	}
-	s.logf("starting %s --data-dir %s --secure-port %d %s", bin, s.proc.DataDir, port, strings.Join(s.proc.Args, " "))
+	s.logf("starting %s --data-dir %s --secure-port %d %s", s.cfg.Binary, s.proc.DataDir, port, strings.Join(s.proc.Args, " "))
 	if err := s.proc.Start(ctx); err != nil {
 		stop()
 		return nil, err
@@ -208,8 +206,10 @@ func (s *soak) run(ctx context.Context) (*Result, error) {
 	lister := &Lister{Client: s.dyn, Every: 3 * time.Second}
 	goRun(lister.Run)
 	var kubectl *Kubectl
-	if s.proc != nil {
-		kubectl = &Kubectl{Kubeconfig: s.proc.Kubeconfig(), Client: s.dyn, Every: 20 * time.Second, Since: s.rec.Since, Excused: s.excusedAt}
+	if _, err := exec.LookPath("kubectl"); err != nil && s.proc != nil {
+		s.event("kubectl is not installed: no kubectl top, logs or exec in this run")
+	} else if s.proc != nil {
+		kubectl = &Kubectl{Kubeconfig: s.proc.Kubeconfig(), Client: s.dyn, Every: min(max(s.cfg.Duration/8, 4*time.Second), 20*time.Second), Since: s.rec.Since, Excused: s.excusedAt}
 		goRun(kubectl.Run)
 	}
 	workload := &Workload{Client: s.dyn, Model: s.model, Workers: s.cfg.Workers, Rate: s.cfg.Rate, Gate: &s.gate}
@@ -226,6 +226,7 @@ func (s *soak) run(ctx context.Context) (*Result, error) {
 	s.event("workload stopped; final checks")
 	s.checkModel(ctx, "end")
 	s.checkWatchers(ctx, "end", s.watchers)
+	s.sampler.Once(ctx)
 	stopBackground()
 	bg.Wait()
 	if s.proc != nil {
@@ -266,7 +267,8 @@ type disruption struct {
 
 // plan spreads the disruptions over the run: the chain's kills in its first half (the first
 // quarter in runs of 20 minutes or more, so that the last chain process runs long enough to
-// show a leak), the metrics server's kills and watch cuts all along, none within 20 s of a kill.
+// show a leak), the metrics server's kills and watch cuts all along, none within gap of a kill
+// (20 s, less in short runs) nor in the last gap of the run. A run of 30 s still gets each kind.
 func plan(d time.Duration, kills int) []disruption {
 	var out []disruption
 	span := d / 2
@@ -276,20 +278,21 @@ func plan(d time.Duration, kills int) []disruption {
 	for i := 1; i <= kills; i++ {
 		out = append(out, disruption{span * time.Duration(i) / time.Duration(kills), "kill chain"})
 	}
-	every := max(30*time.Second, d/8)
+	gap := min(20*time.Second, d/8)
+	every := max(d/8, min(30*time.Second, d/4))
 	near := func(t time.Duration) bool {
 		for _, k := range out[:kills] {
-			if t > k.at-20*time.Second && t < k.at+20*time.Second {
+			if t > k.at-gap && t < k.at+gap {
 				return true
 			}
 		}
 		return false
 	}
-	for t := every / 2; t < d-20*time.Second; t += every {
+	for t := every / 2; t < d-gap; t += every {
 		if !near(t) {
 			out = append(out, disruption{t, "cut watches"})
 		}
-		if m := t + every/2; m < d-20*time.Second && !near(m) {
+		if m := t + every/2; m < d-gap && !near(m) {
 			out = append(out, disruption{m, "kill metrics server"})
 		}
 	}
