@@ -29,7 +29,7 @@ func object(name, rv string) *unstructured.Unstructured {
 // checks, and one that keeps them.
 func TestRawWatcherFindsBrokenPromises(t *testing.T) {
 	feed := func(events ...watch.Event) *RawWatcher {
-		w := &RawWatcher{view: View{Objects: map[string]uint64{"ns/old": 3}, RV: 3}}
+		w := &RawWatcher{seen: seen{view: View{Objects: map[string]uint64{"ns/old": 3}, RV: 3}}}
 		fake := watch.NewFakeWithChanSize(len(events), false)
 		for _, e := range events {
 			fake.Action(e.Type, e.Object)
@@ -82,7 +82,7 @@ func TestRawWatcherEndsOnGone(t *testing.T) {
 		{metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired}, true, false},
 		{metav1.Status{Status: metav1.StatusFailure, Code: 500, Reason: metav1.StatusReasonInternalError}, false, true},
 	} {
-		w := &RawWatcher{view: View{Objects: map[string]uint64{}}}
+		w := &RawWatcher{seen: seen{view: View{Objects: map[string]uint64{}}}}
 		fake := watch.NewFakeWithChanSize(1, false)
 		fake.Error(&tc.status)
 		fake.Stop()

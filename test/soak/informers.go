@@ -2,8 +2,6 @@ package soak
 
 import (
 	"context"
-	"maps"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
@@ -18,15 +16,13 @@ type InformerWatcher struct {
 	target   Target
 	cutter   *Cutter
 
-	mu    sync.Mutex
-	view  View
-	stats WatcherStats
+	seen
 }
 
 // NewInformerWatcher wraps informer, which must watch target through a client that dials through
 // cutter.
 func NewInformerWatcher(name string, informer cache.SharedIndexInformer, target Target, cutter *Cutter) *InformerWatcher {
-	w := &InformerWatcher{name: name, informer: informer, target: target, cutter: cutter, view: View{Objects: map[string]uint64{}}}
+	w := &InformerWatcher{name: name, informer: informer, target: target, cutter: cutter, seen: seen{view: View{Objects: map[string]uint64{}}}}
 	_, _ = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { w.set(obj, "add") },
 		UpdateFunc: w.update,
@@ -48,20 +44,6 @@ func NewInformerWatcher(name string, informer cache.SharedIndexInformer, target 
 func (w *InformerWatcher) Name() string    { return w.name }
 func (w *InformerWatcher) Target() Target  { return w.target }
 func (w *InformerWatcher) Cutter() *Cutter { return w.cutter }
-
-func (w *InformerWatcher) View() View {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return View{Objects: maps.Clone(w.view.Objects), RV: w.view.RV}
-}
-
-func (w *InformerWatcher) Stats() WatcherStats {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s := w.stats
-	s.Problems = append([]string(nil), s.Problems...)
-	return s
-}
 
 // Run runs the informer until ctx is done.
 func (w *InformerWatcher) Run(ctx context.Context) { w.informer.RunWithContext(ctx) }

@@ -113,8 +113,7 @@ type Kubectl struct {
 	Since   func() time.Duration
 	Excused func(at time.Duration) bool
 
-	mu   sync.Mutex
-	runs []KubectlRun
+	runs list[KubectlRun]
 }
 
 // KubectlRun is one kubectl command and how it went.
@@ -182,14 +181,8 @@ func (k *Kubectl) run(ctx context.Context, args []string) {
 	} else if err != nil {
 		return // the soak is ending
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.runs = append(k.runs, r)
+	k.runs.add(r)
 }
 
 // Runs returns the commands run so far.
-func (k *Kubectl) Runs() []KubectlRun {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return append([]KubectlRun(nil), k.runs...)
-}
+func (k *Kubectl) Runs() []KubectlRun { return k.runs.all() }

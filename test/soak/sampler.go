@@ -55,8 +55,7 @@ type Sampler struct {
 	// OnCompaction is told when etcd's compaction revision moves.
 	OnCompaction func(rev int64)
 
-	mu      sync.Mutex
-	samples []Sample
+	samples list[Sample]
 }
 
 // Run samples until ctx is done.
@@ -80,25 +79,32 @@ func (s *Sampler) Run(ctx context.Context) {
 				s.OnCompaction(sm.CompactRev)
 			}
 		}
-		s.mu.Lock()
-		s.samples = append(s.samples, sm)
-		s.mu.Unlock()
+		s.samples.add(sm)
 	}
 }
 
 // Once takes a sample now, out of turn: the last one, at the end of the run.
-func (s *Sampler) Once(ctx context.Context) {
-	sm := s.take(ctx)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.samples = append(s.samples, sm)
-}
+func (s *Sampler) Once(ctx context.Context) { s.samples.add(s.take(ctx)) }
 
 // Samples are the samples taken so far.
-func (s *Sampler) Samples() []Sample {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Sample(nil), s.samples...)
+func (s *Sampler) Samples() []Sample { return s.samples.all() }
+
+// list is a list that goroutines add to while others read copies of it.
+type list[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+func (l *list[T]) add(v T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.items = append(l.items, v)
+}
+
+func (l *list[T]) all() []T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]T(nil), l.items...)
 }
 
 func (s *Sampler) take(ctx context.Context) Sample {

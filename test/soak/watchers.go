@@ -99,9 +99,30 @@ type RawWatcher struct {
 	streaming bool
 	cutter    *Cutter
 
+	seen
+}
+
+// seen is what a watcher of either kind has made of its events so far, behind its lock.
+type seen struct {
 	mu    sync.Mutex
 	view  View
 	stats WatcherStats
+}
+
+// View is a copy of what the watcher holds.
+func (s *seen) View() View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return View{Objects: maps.Clone(s.view.Objects), RV: s.view.RV}
+}
+
+// Stats is a copy of the watcher's counts and problems.
+func (s *seen) Stats() WatcherStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.Problems = append([]string(nil), st.Problems...)
+	return st
 }
 
 // NewRawWatcher returns a raw watcher of target through client (which dials through cutter).
@@ -112,19 +133,6 @@ func NewRawWatcher(name string, client dynamic.ResourceInterface, target Target,
 func (w *RawWatcher) Name() string    { return w.name }
 func (w *RawWatcher) Target() Target  { return w.target }
 func (w *RawWatcher) Cutter() *Cutter { return w.cutter }
-func (w *RawWatcher) View() View {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return View{Objects: maps.Clone(w.view.Objects), RV: w.view.RV}
-}
-
-func (w *RawWatcher) Stats() WatcherStats {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s := w.stats
-	s.Problems = append([]string(nil), s.Problems...)
-	return s
-}
 
 func (w *RawWatcher) problem(format string, args ...any) {
 	w.stats.Problems = append(w.stats.Problems, fmt.Sprintf(format, args...))
