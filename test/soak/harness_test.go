@@ -242,13 +242,13 @@ func TestBounds(t *testing.T) {
 func TestPlotIsSVG(t *testing.T) {
 	var samples []Sample
 	for i := range 30 {
-		samples = append(samples, Sample{At: time.Duration(i) * 10 * time.Second, Up: i != 12, RSS: 300, Heap: 120, Goroutines: 2800,
+		samples = append(samples, Sample{At: time.Duration(i) * 10 * time.Second, Up: i != 12 && i != 14, RSS: 300, Heap: 120, Goroutines: 2800,
 			P99: map[string]time.Duration{"create": 40 * time.Millisecond, "list": 20 * time.Millisecond}})
 	}
 	events := []Event{{At: time.Minute, What: "SIGKILL chain (pid 1)"}, {At: 2 * time.Minute, What: "cut 3 connections of a"}}
 	svg := Plot(samples, events, 5*time.Minute)
 	d := xml.NewDecoder(bytes.NewReader(svg))
-	root, lines := "", 0
+	root, lines, dots := "", 0, 0
 	for {
 		tok, err := d.Token()
 		if errors.Is(err, io.EOF) {
@@ -261,13 +261,17 @@ func TestPlotIsSVG(t *testing.T) {
 			if root == "" {
 				root = se.Name.Local
 			}
-			if se.Name.Local == "polyline" {
+			switch se.Name.Local {
+			case "polyline":
 				lines++
+			case "circle":
+				dots++
 			}
 		}
 	}
-	// Five series, each broken in two by the sample taken while the chain was down.
-	if root != "svg" || lines != 10 {
-		t.Errorf("root %q with %d polylines, want svg with 10", root, lines)
+	// Five series, each broken in two by the samples taken while the chain was down, with the
+	// sample alone between them drawn as a dot.
+	if root != "svg" || lines != 10 || dots != 5 {
+		t.Errorf("root %q with %d polylines and %d dots, want svg with 10 and 5", root, lines, dots)
 	}
 }

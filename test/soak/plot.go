@@ -12,7 +12,7 @@ import (
 // goroutines, and the p99 latency of the mutating calls and of lists (each per 10 s sample),
 // over time, with the disruptions marked. Gaps are where the chain was down.
 func Plot(samples []Sample, events []Event, duration time.Duration) []byte {
-	const width, left, right, panelH, gap, top = 960, 70, 20, 170, 50, 40
+	const width, left, right, panelH, gap, top = 960, 70, 20, 170, 50, 60
 	panels := []struct {
 		title string
 		lines []plotLine
@@ -33,7 +33,15 @@ func Plot(samples []Sample, events []Event, duration time.Duration) []byte {
 	}
 	height := top + len(panels)*(panelH+gap) + 40
 	plotW := float64(width - left - right)
-	span := math.Max(duration.Minutes(), 1)
+	// The run's duration, or longer where the final checks ran past it.
+	end := duration
+	for _, s := range samples {
+		end = max(end, s.At)
+	}
+	for _, e := range events {
+		end = max(end, e.At)
+	}
+	span := math.Max(end.Minutes(), 0.5)
 	x := func(d time.Duration) float64 { return left + plotW*math.Min(d.Minutes()/span, 1) }
 
 	var b strings.Builder
@@ -69,7 +77,11 @@ func Plot(samples []Sample, events []Event, duration time.Duration) []byte {
 			l := p.lines[j]
 			var pts []string
 			flush := func() {
-				if len(pts) > 0 {
+				switch {
+				case len(pts) == 1: // a sample alone between gaps: a dot, as a line of one point shows nothing
+					x, y, _ := strings.Cut(pts[0], ",")
+					fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="%.1f" fill="%s"/>`+"\n", x, y, l.width+1, l.color)
+				case len(pts) > 1:
 					fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="%.1f" points="%s"/>`+"\n", l.color, l.width, strings.Join(pts, " "))
 				}
 				pts = nil

@@ -129,15 +129,19 @@ func (s *Sampler) take(ctx context.Context) Sample {
 			sm.ChildRSS = mib(c.RSSBytes)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	// Each read has its own time: on a busy machine the chain's /metrics (a few hundred kB)
+	// may take seconds.
+	metricsCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if body, err := s.Metrics.Get().AbsPath("/metrics").DoRaw(ctx); err == nil {
+	if body, err := s.Metrics.Get().AbsPath("/metrics").DoRaw(metricsCtx); err == nil {
 		m := parseMetrics(body)
 		sm.Goroutines = int(m["go_goroutines"])
 		sm.Heap = mib(int64(m["go_memstats_heap_alloc_bytes"]))
 		sm.Up = true
 	}
-	if m, err := etcdMetrics(ctx, s.DataDir); err == nil {
+	etcdCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if m, err := etcdMetrics(etcdCtx, s.DataDir); err == nil {
 		sm.EtcdDB = mib(int64(m["etcd_mvcc_db_total_size_in_bytes"]))
 		sm.EtcdDBInUse = mib(int64(m["etcd_mvcc_db_total_size_in_use_in_bytes"]))
 		sm.CompactRev = int64(m["etcd_debugging_mvcc_compact_revision"])
