@@ -21,7 +21,9 @@ type WatcherResult struct {
 	Stats        WatcherStats
 	// Checks counts the comparisons of its view with a list; Failures are those that found a
 	// difference that lasted, with when and after what.
-	Checks   int
+	Checks int
+	// MostTries is the most lists one check took before the view matched (1: at once).
+	MostTries int
 	Failures []string
 }
 
@@ -92,7 +94,7 @@ func (s *soak) checkWatchers(ctx context.Context, why string, which []Watcher) {
 	at := s.rec.Since()
 	failed := 0
 	for _, w := range which {
-		diff, _ := CheckView(ctx, s.dyn, w, 90*time.Second)
+		diff, tries := CheckView(ctx, s.dyn, w, 90*time.Second)
 		if ctx.Err() != nil {
 			return
 		}
@@ -103,6 +105,7 @@ func (s *soak) checkWatchers(ctx context.Context, why string, which []Watcher) {
 			s.result.checks[w.Name()] = c
 		}
 		c.Checks++
+		c.MostTries = max(c.MostTries, tries)
 		if diff != "" {
 			failed++
 			c.Failures = append(c.Failures, fmt.Sprintf("%s after %s: %s", fmtDur(at), why, diff))

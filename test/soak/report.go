@@ -305,8 +305,8 @@ func (r *Result) Write() error {
 	fmt.Fprintf(&b, "etcd: database at most %.1f MiB (%.1f at the end), its files at most %.1f MiB\n", a.EtcdDBMax, a.EtcdDBLast, a.EtcdDiskMax)
 	fmt.Fprintln(&b, "\nwatchers:")
 	for _, w := range r.Watchers {
-		fmt.Fprintf(&b, "  %-44s %6d events %5d bookmarks %3d rewatches %3d relists %3d checks, %d failed, %d problems  (%s)\n",
-			w.Name, w.Stats.Events, w.Stats.Bookmarks, w.Stats.Rewatches, w.Stats.Relists, w.Checks, len(w.Failures), len(w.Stats.Problems), w.Target)
+		fmt.Fprintf(&b, "  %-44s %6d events %5d bookmarks %3d rewatches %3d relists %3d checks (at most %d lists), %d failed, %d problems  (%s)\n",
+			w.Name, w.Stats.Events, w.Stats.Bookmarks, w.Stats.Rewatches, w.Stats.Relists, w.Checks, w.MostTries, len(w.Failures), len(w.Stats.Problems), w.Target)
 	}
 	section := func(title string, lines []string) {
 		if len(lines) == 0 {
