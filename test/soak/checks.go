@@ -24,7 +24,7 @@ type WatcherResult struct {
 	Checks int
 	// MostTries is the most lists one check took before the view matched (1: at once).
 	MostTries int
-	Failures []string
+	Failures  []string
 }
 
 // newWatchers makes the soak's watchers, each on a client (and connection) of its own: raw
