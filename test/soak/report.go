@@ -281,7 +281,15 @@ func (r *Result) Write() error {
 	a := r.Analyse()
 	var b strings.Builder
 	fmt.Fprintln(&b, r.Verdict())
-	fmt.Fprintf(&b, "\nrun: %v, %.0f operations/s at most on %d workers, %d simulated nodes, etcd compaction every %v\n", r.Duration, r.Rate, r.Workers, r.Nodes, r.Compaction)
+	if r.Anchor != nil {
+		fmt.Fprintf(&b, "\nrun: %v, %.0f operations/s at most on %d workers, on kube-apiserver + etcd (the anchor: its own compaction, no kubelets)\n", r.Duration, r.Rate, r.Workers)
+	} else {
+		fsync := ""
+		if r.NoFsync {
+			fsync = ", etcd without fsync"
+		}
+		fmt.Fprintf(&b, "\nrun: %v, %.0f operations/s at most on %d workers, %d simulated nodes, etcd compaction every %v%s\n", r.Duration, r.Rate, r.Workers, r.Nodes, r.Compaction, fsync)
+	}
 	fmt.Fprintln(&b, "\nlatency by verb (client side, outside restarts):")
 	for _, v := range slices.Sorted(maps.Keys(a.Counts)) {
 		fmt.Fprintf(&b, "  %-22s %7d  p50 %8s  p99 %8s\n", v, a.Counts[v], ms(a.P50[v]), ms(a.P99[v]))

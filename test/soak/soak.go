@@ -36,6 +36,9 @@ type Config struct {
 	// Nodes are the chain's simulated nodes (--nodes); Compaction its --etcd-compaction-interval.
 	Nodes      int
 	Compaction time.Duration
+	// NoFsync runs the chain's etcd with --unsafe-no-fsync, as the anchor's etcd runs: for
+	// latency beside it, not for what users run.
+	NoFsync bool
 	// Kills is how many times the chain is killed with SIGKILL and restarted.
 	Kills int
 	// ReportDir receives the report, the samples, the events and the chain's output.
@@ -120,8 +123,12 @@ func (s *soak) startChain(ctx context.Context) (stop func(), err error) {
 		cleanup()
 		return nil, err
 	}
+	args := []string{fmt.Sprintf("--nodes=%d", s.cfg.Nodes), fmt.Sprintf("--etcd-compaction-interval=%v", s.cfg.Compaction)}
+	if s.cfg.NoFsync {
+		args = append(args, "--unsafe-no-fsync")
+	}
 	s.proc = &Process{Bin: s.cfg.Binary, Env: s.cfg.Env, DataDir: filepath.Join(tmp, "data"), Port: port, Log: out,
-		Args: []string{fmt.Sprintf("--nodes=%d", s.cfg.Nodes), fmt.Sprintf("--etcd-compaction-interval=%v", s.cfg.Compaction)}}
+		Args: args}
 	stop = func() {
 		s.proc.Kill()
 		out.Close()

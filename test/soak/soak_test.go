@@ -24,6 +24,7 @@ var (
 	kills      = flag.Int("soak.kills", 0, "how many times the chain is killed with SIGKILL and restarted (0: once under 20 minutes, twice from 20)")
 	reportDir  = flag.String("soak.report", "", "where to write the report (summary.txt, samples.csv, events.txt, soak.svg, the chain's logs); default a temp dir, removed")
 	anchorFor  = flag.Duration("soak.anchor", 0, "if set, TestSoakAnchor puts the same workload on kube-apiserver + etcd for this long")
+	noFsync    = flag.Bool("soak.no-fsync", false, "run the chain's etcd with --unsafe-no-fsync, as the anchor's etcd runs (for latency beside it)")
 	binary     = flag.String("soak.bin", "", "a chain binary to soak (go build -o /tmp/chain ./cmd/chain); default this test binary, run as the chain")
 )
 
@@ -99,7 +100,7 @@ func config(t *testing.T, d time.Duration, name string) Config {
 	if c == 0 {
 		c = min(max(d/10, 3*time.Second), time.Minute)
 	}
-	cfg := Config{Duration: d, Rate: *rate, Workers: *workers, Nodes: *nodes, Compaction: c, ReportDir: dir, Logf: t.Logf, Binary: *binary}
+	cfg := Config{Duration: d, Rate: *rate, Workers: *workers, Nodes: *nodes, Compaction: c, ReportDir: dir, Logf: t.Logf, Binary: *binary, NoFsync: *noFsync}
 	if cfg.Binary == "" {
 		self, err := os.Executable()
 		if err != nil {
