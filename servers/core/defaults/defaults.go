@@ -7,10 +7,12 @@ import (
 	"github.com/apichain/apichain/servers/core/defaults/apps"
 	"github.com/apichain/apichain/servers/core/defaults/autoscaling"
 	"github.com/apichain/apichain/servers/core/defaults/batch"
+	"github.com/apichain/apichain/servers/core/defaults/certificates"
 	"github.com/apichain/apichain/servers/core/defaults/core"
 	"github.com/apichain/apichain/servers/core/defaults/discovery"
 	"github.com/apichain/apichain/servers/core/defaults/networking"
 	"github.com/apichain/apichain/servers/core/defaults/rbac"
+	"github.com/apichain/apichain/servers/core/defaults/resource"
 	"github.com/apichain/apichain/servers/core/defaults/scheduling"
 	"github.com/apichain/apichain/servers/core/defaults/storage"
 )
@@ -29,6 +31,8 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 		scheduling.RegisterDefaults,
 		autoscaling.RegisterDefaults,
 		rbac.RegisterDefaults,
+		resource.RegisterDefaults,
+		certificates.RegisterDefaults,
 	} {
 		if err := register(scheme); err != nil {
 			return err
