@@ -72,6 +72,14 @@ var printersByReferenceFile = map[string]Printer{
 	"validatingadmissionpolicies.admissionregistration.k8s.io":       ValidatingAdmissionPolicy,
 	"validatingadmissionpolicybindings.admissionregistration.k8s.io": ValidatingAdmissionPolicyBinding,
 	"validatingwebhookconfigurations.admissionregistration.k8s.io":   ValidatingWebhookConfiguration,
+	"deviceclasses.resource.k8s.io":                                  DeviceClass,
+	"devicetaintrules.resource.k8s.io":                               DeviceTaintRule,
+	"resourceclaims.resource.k8s.io":                                 ResourceClaim,
+	"resourceclaimtemplates.resource.k8s.io":                         ResourceClaimTemplate,
+	"resourceslices.resource.k8s.io":                                 ResourceSlice,
+	"clustertrustbundles.certificates.k8s.io":                        ClusterTrustBundle,
+	"podcertificaterequests.certificates.k8s.io":                     PodCertificateRequest,
+	"storageversionmigrations.storagemigration.k8s.io":               StorageVersionMigration,
 }
 
 func loadReferenceTable(t *testing.T, name string) referenceTable {
