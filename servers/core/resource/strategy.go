@@ -90,9 +90,18 @@ func (s *strategy) DeclarativeValidationConfig(ctx context.Context, obj, old run
 	return rest.DeclarativeValidationConfig{Options: declarative.Options()}
 }
 
-func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string { return nil }
+func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
+	return s.warnings(obj)
+}
 func (s *strategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
-	return nil
+	return s.warnings(obj)
+}
+
+func (s *strategy) warnings(obj runtime.Object) []string {
+	if s.def.Warnings == nil {
+		return nil
+	}
+	return s.def.Warnings(obj)
 }
 func (s *strategy) Canonicalize(obj runtime.Object)          {}
 func (s *strategy) AllowCreateOnUpdate(context.Context) bool { return s.def.AllowCreateOnUpdate }
