@@ -143,6 +143,7 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 		KubernetesServicePort: listenerPort(generic.SecureServing.Listener),
 		Authentication:        auth.published,
 		ServiceAccountTokens:  auth.serviceAccountTokens,
+		Components:            componentProbes(o, client, generic.APIServerID),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("core config: %w", err)

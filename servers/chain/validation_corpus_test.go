@@ -109,10 +109,15 @@ func TestValidationCorpus(t *testing.T) {
 				update := &unstructured.Unstructured{Object: tc.Update}
 				update.SetName(name)
 				ri := dyn.Resource(m.Resource).Namespace(obj.GetNamespace())
-				if _, err := ri.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+				created, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+				if err != nil {
 					t.Fatalf("creating the object to update: %v", err)
 				}
 				t.Cleanup(func() { _ = ri.Delete(ctx, name, metav1.DeleteOptions{}) })
+				// The update replaces what was created: some kinds (DeviceTaintRules, trust
+				// bundles, pod certificate requests, storage version migrations) accept only
+				// updates that name the resourceVersion they replace.
+				update.SetResourceVersion(created.GetResourceVersion())
 				resp, body = do(t, shared.Admin, http.MethodPut, collection+"/"+name+"?dryRun=All", mustJSON(t, update.Object), "application/json")
 			default:
 				t.Fatalf("unknown op %q", tc.Op)
