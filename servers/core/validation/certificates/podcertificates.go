@@ -51,13 +51,6 @@ var (
 // pod, service account and node it is for, how long the certificate may last, and the key.
 func ValidatePodCertificateRequest(r *pcr) field.ErrorList {
 	s := &r.Spec
-	invalid := func(p *field.Path, value string, msgs []string) field.ErrorList {
-		var errs field.ErrorList
-		for _, m := range msgs {
-			errs = append(errs, field.Invalid(p, value, m))
-		}
-		return errs
-	}
 	uid := func(p *field.Path, id string) field.ErrorList {
 		return validation.Join(
 			validation.When(id == "", field.Invalid(p, id, "must not be empty")),
@@ -68,11 +61,11 @@ func ValidatePodCertificateRequest(r *pcr) field.ErrorList {
 		validation.Meta(&r.ObjectMeta, true, validation.SubdomainName, field.NewPath("metadata")),
 		namedSigner(spec.Child("signerName"), s.SignerName),
 		userAnnotations(spec.Child("unverifiedUserAnnotations"), s.UnverifiedUserAnnotations),
-		invalid(spec.Child("podName"), s.PodName, apivalidation.NameIsDNSSubdomain(s.PodName, false)),
+		validation.DNSSubdomain(spec.Child("podName"), s.PodName),
 		uid(spec.Child("podUID"), string(s.PodUID)),
-		invalid(spec.Child("serviceAccountName"), s.ServiceAccountName, apivalidation.NameIsDNSSubdomain(s.ServiceAccountName, false)),
+		validation.DNSSubdomain(spec.Child("serviceAccountName"), s.ServiceAccountName),
 		uid(spec.Child("serviceAccountUID"), string(s.ServiceAccountUID)),
-		invalid(spec.Child("nodeName"), string(s.NodeName), apivalidation.NameIsDNSSubdomain(string(s.NodeName), false)),
+		validation.DNSSubdomain(spec.Child("nodeName"), string(s.NodeName)),
 		uid(spec.Child("nodeUID"), string(s.NodeUID)),
 	)
 	if s.MaxExpirationSeconds == nil {

@@ -53,29 +53,15 @@ func ValidateResourceClaimTemplateUpdate(t, old *resourcev1.ResourceClaimTemplat
 // them. The lists' sizes and the names' uniqueness are generated rules too.
 func deviceClaim(p *field.Path, d *resourcev1.DeviceClaim) field.ErrorList {
 	names := namesOf(d)
-	requests, constraints, config := p.Child("requests"), p.Child("constraints"), p.Child("config")
-	var errs field.ErrorList
-	if tooMany := bounded(requests, len(d.Requests), resourcev1.DeviceRequestsMaxSize, true); tooMany != nil {
-		errs = tooMany
-	} else {
-		errs = validation.Join(
-			validation.Each(requests, d.Requests, request),
-			repeated(requests, d.Requests, func(r resourcev1.DeviceRequest) string { return r.Name }, true),
-		)
-	}
-	if tooMany := bounded(constraints, len(d.Constraints), resourcev1.DeviceConstraintsMaxSize, true); tooMany != nil {
-		errs = append(errs, tooMany...)
-	} else {
-		errs = append(errs, validation.Each(constraints, d.Constraints, func(p *field.Path, c *resourcev1.DeviceConstraint) field.ErrorList {
+	return validation.Join(
+		set(p.Child("requests"), d.Requests, resourcev1.DeviceRequestsMaxSize, func(r resourcev1.DeviceRequest) string { return r.Name }, request),
+		list(p.Child("constraints"), d.Constraints, resourcev1.DeviceConstraintsMaxSize, func(p *field.Path, c *resourcev1.DeviceConstraint) field.ErrorList {
 			return append(requestRefs(p.Child("requests"), c.Requests, names), constraintAttribute(p, c)...)
-		})...)
-	}
-	if tooMany := bounded(config, len(d.Config), resourcev1.DeviceConfigMaxSize, true); tooMany != nil {
-		return append(errs, tooMany...)
-	}
-	return append(errs, validation.Each(config, d.Config, func(p *field.Path, c *resourcev1.DeviceClaimConfiguration) field.ErrorList {
-		return append(requestRefs(p.Child("requests"), c.Requests, names), opaqueConfig(p, c.DeviceConfiguration, false)...)
-	})...)
+		}),
+		list(p.Child("config"), d.Config, resourcev1.DeviceConfigMaxSize, func(p *field.Path, c *resourcev1.DeviceClaimConfiguration) field.ErrorList {
+			return append(requestRefs(p.Child("requests"), c.Requests, names), opaqueConfig(p, c.DeviceConfiguration, false)...)
+		}),
+	)
 }
 
 // constraintAttribute: a constraint is on one attribute that the devices must share
@@ -112,19 +98,14 @@ func request(p *field.Path, r *resourcev1.DeviceRequest) field.ErrorList {
 		return append(errs, devicesOfClass(p.Child("exactly"), className(p.Child("exactly", "deviceClassName"), e.DeviceClassName),
 			e.Selectors, e.AllocationMode, e.Count, e.Tolerations)...)
 	case alternatives:
-		first := p.Child("firstAvailable")
-		if tooMany := bounded(first, len(r.FirstAvailable), resourcev1.FirstAvailableDeviceRequestMaxSize, true); tooMany != nil {
-			return append(errs, tooMany...)
-		}
-		return validation.Join(errs,
-			validation.Each(first, r.FirstAvailable, func(p *field.Path, s *resourcev1.DeviceSubRequest) field.ErrorList {
+		return append(errs, set(p.Child("firstAvailable"), r.FirstAvailable, resourcev1.FirstAvailableDeviceRequestMaxSize,
+			func(s resourcev1.DeviceSubRequest) string { return s.Name },
+			func(p *field.Path, s *resourcev1.DeviceSubRequest) field.ErrorList {
 				// An alternative's class is a generated rule too.
 				class := declared("", className(p.Child("deviceClassName"), s.DeviceClassName))
 				return append(validation.DNSLabel(p.Child("name"), s.Name),
 					devicesOfClass(p, class, s.Selectors, s.AllocationMode, s.Count, s.Tolerations)...)
-			}),
-			repeated(first, r.FirstAvailable, func(s resourcev1.DeviceSubRequest) string { return s.Name }, true),
-		)
+			})...)
 	}
 	return append(errs, field.Required(p, "exactly one of `exactly` or `firstAvailable` is required"))
 }

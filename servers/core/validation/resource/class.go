@@ -54,15 +54,12 @@ func classMeta(c *resourcev1.DeviceClass) field.ErrorList {
 func classSpec(s, old *resourcev1.DeviceClassSpec) field.ErrorList {
 	storedSelectors := old != nil && equality.Semantic.DeepEqual(s.Selectors, old.Selectors)
 	storedConfig := old != nil && equality.Semantic.DeepEqual(s.Config, old.Config)
-	errs := selectors(spec.Child("selectors"), s.Selectors, storedSelectors)
-	config := spec.Child("config")
-	if tooMany := bounded(config, len(s.Config), resourcev1.DeviceConfigMaxSize, true); tooMany != nil {
-		errs = append(errs, tooMany...)
-	} else {
-		errs = append(errs, validation.Each(config, s.Config, func(p *field.Path, c *resourcev1.DeviceClassConfiguration) field.ErrorList {
+	errs := validation.Join(
+		selectors(spec.Child("selectors"), s.Selectors, storedSelectors),
+		list(spec.Child("config"), s.Config, resourcev1.DeviceConfigMaxSize, func(p *field.Path, c *resourcev1.DeviceClassConfiguration) field.ErrorList {
 			return opaqueConfig(p, c.DeviceConfiguration, storedConfig)
-		})...)
-	}
+		}),
+	)
 	if name := s.ExtendedResourceName; name != nil && !extendedResourceName(*name) {
 		errs = append(errs, declared("format=k8s-extended-resource-name", field.ErrorList{
 			field.Invalid(spec.Child("extendedResourceName"), *name, "must be a valid extended resource name")})...)
@@ -79,11 +76,8 @@ func extendedResourceName(name string) bool {
 }
 
 // selectors: at most 32, each a CEL expression (the only kind of selector there is).
-func selectors(p *field.Path, list []resourcev1.DeviceSelector, stored bool) field.ErrorList {
-	if errs := bounded(p, len(list), resourcev1.DeviceSelectorsMaxSize, true); errs != nil {
-		return errs
-	}
-	return validation.Each(p, list, func(p *field.Path, s *resourcev1.DeviceSelector) field.ErrorList {
+func selectors(p *field.Path, sel []resourcev1.DeviceSelector, stored bool) field.ErrorList {
+	return list(p, sel, resourcev1.DeviceSelectorsMaxSize, func(p *field.Path, s *resourcev1.DeviceSelector) field.ErrorList {
 		if s.CEL == nil {
 			return field.ErrorList{field.Required(p.Child("cel"), "")}
 		}
@@ -138,7 +132,7 @@ func taintRuleSpec(s *resourcev1.DeviceTaintRuleSpec, old *resourcev1.DeviceTain
 func taint(p *field.Path, t, old *resourcev1.DeviceTaint) field.ErrorList {
 	errs := labelName(p.Child("key"), t.Key)
 	if t.Value != "" {
-		errs = append(errs, labelValue(p.Child("value"), t.Value)...)
+		errs = append(errs, validation.LabelValue(p.Child("value"), t.Value)...)
 	}
 	if old == nil || old.Effect != t.Effect {
 		errs = append(errs, declared("", validation.OneOf(p.Child("effect"), t.Effect, effects...))...)

@@ -53,30 +53,30 @@ func declared(origin string, errs field.ErrorList) field.ErrorList {
 	return validation.Covered(origin, errs)
 }
 
-// bounded: a list of at most max items; reported alone, as the items are not checked then.
-func bounded(p *field.Path, n, max int, isDeclared bool) field.ErrorList {
-	if n <= max {
-		return nil
+// list: at most max items, each checked. Too many is reported alone (the items are not
+// checked then), and is a generated rule too.
+func list[T any](p *field.Path, items []T, max int, check func(*field.Path, *T) field.ErrorList) field.ErrorList {
+	if len(items) > max {
+		return declared("maxItems", field.ErrorList{field.TooMany(p, len(items), max)})
 	}
-	errs := field.ErrorList{field.TooMany(p, n, max)}
-	if isDeclared {
-		return declared("maxItems", errs)
-	}
-	return errs
+	return validation.Each(p, items, check)
 }
 
-// repeated: each item whose key an earlier item has.
-func repeated[T any, K comparable](p *field.Path, items []T, key func(T) K, isDeclared bool) field.ErrorList {
-	keys := make([]K, len(items))
+// set: a list whose items have different keys (a generated rule too).
+func set[T any](p *field.Path, items []T, max int, key func(T) string, check func(*field.Path, *T) field.ErrorList) field.ErrorList {
+	errs := list(p, items, max, check)
+	if len(items) > max {
+		return errs
+	}
+	keys := make([]string, len(items))
 	for i, item := range items {
 		keys[i] = key(item)
 	}
-	errs := validation.Duplicates(p, keys)
-	if isDeclared {
-		return declared("", errs)
-	}
-	return errs
+	return append(errs, declared("", validation.Duplicates(p, keys))...)
 }
+
+// itself is the key of a set of strings.
+func itself(s string) string { return s }
 
 // driverName: a DRA driver is named like a CSI driver, a DNS subdomain of at most 63
 // characters, of which the case does not matter. Where a generated rule checks it too, ours is
@@ -162,13 +162,9 @@ func requestRef(p *field.Path, ref string, requests requestNames) field.ErrorLis
 // requestRefs: a list of such names, unique and at most as many as a claim has requests (both
 // the generated rules' too).
 func requestRefs(p *field.Path, refs []string, requests requestNames) field.ErrorList {
-	if errs := bounded(p, len(refs), resourcev1.DeviceRequestsMaxSize, true); errs != nil {
-		return errs
-	}
-	return validation.Join(
-		validation.Each(p, refs, func(p *field.Path, ref *string) field.ErrorList { return requestRef(p, *ref, requests) }),
-		repeated(p, refs, func(s string) string { return s }, true),
-	)
+	return set(p, refs, resourcev1.DeviceRequestsMaxSize, itself, func(p *field.Path, ref *string) field.ErrorList {
+		return requestRef(p, *ref, requests)
+	})
 }
 
 // requestNames are a claim's requests, each with the names of its alternatives (none for a
@@ -198,15 +194,6 @@ func (n requestNames) has(parts []string) bool {
 		}
 	}
 	return false
-}
-
-// labelValue: a taint's or a toleration's value is a label value.
-func labelValue(p *field.Path, value string) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range utilvalidation.IsValidLabelValue(value) {
-		errs = append(errs, field.Invalid(p, value, msg))
-	}
-	return errs
 }
 
 // labelName: a taint's key, or a binding condition, is named like a label key.
@@ -295,7 +282,7 @@ func toleration(p *field.Path, t *resourcev1.DeviceToleration) field.ErrorList {
 	case resourcev1.DeviceTolerationOpExists:
 		errs = append(errs, validation.When(t.Value != "", field.Invalid(p.Child("value"), t.Value, "must be empty for operator `Exists`"))...)
 	case resourcev1.DeviceTolerationOpEqual:
-		errs = append(errs, labelValue(p.Child("value"), t.Value)...)
+		errs = append(errs, validation.LabelValue(p.Child("value"), t.Value)...)
 	case "":
 		errs = append(errs, declared("", field.ErrorList{field.Required(operator, "")})...)
 	default:

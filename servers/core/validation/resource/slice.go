@@ -59,15 +59,10 @@ func sliceSpec(s, old *resourcev1.ResourceSliceSpec) field.ErrorList {
 
 // counterSets: the counters that devices of the pool consume, in at most 8 uniquely named sets.
 func counterSets(p *field.Path, sets []resourcev1.CounterSet) field.ErrorList {
-	if errs := bounded(p, len(sets), resourcev1.ResourceSliceMaxCounterSets, true); errs != nil {
-		return errs
-	}
-	return validation.Join(
-		validation.Each(p, sets, func(p *field.Path, c *resourcev1.CounterSet) field.ErrorList {
+	return set(p, sets, resourcev1.ResourceSliceMaxCounterSets, func(c resourcev1.CounterSet) string { return c.Name },
+		func(p *field.Path, c *resourcev1.CounterSet) field.ErrorList {
 			return counters(p, "name", c.Name, c.Counters, resourcev1.ResourceSliceMaxCountersPerCounterSet)
-		}),
-		repeated(p, sets, func(c resourcev1.CounterSet) string { return c.Name }, true),
-	)
+		})
 }
 
 // counters: a counter set, or what a device consumes of one: the set's name (a DNS label) and
@@ -94,35 +89,55 @@ func counters(p *field.Path, setField, set string, list map[string]resourcev1.Co
 // nodeSelection: the slice's devices are on one node, on the nodes a selector picks, on every
 // node, or each device says for itself; exactly one of these.
 func nodeSelection(s *resourcev1.ResourceSliceSpec) field.ErrorList {
-	var set []string
-	var errs field.ErrorList
-	if s.NodeName != nil {
-		if *s.NodeName == "" {
-			errs = append(errs, field.Invalid(spec.Child("nodeName"), "", "must be either unset or set to a non-empty string"))
-		} else {
-			set = append(set, "`nodeName`")
-			errs = append(errs, nodeName(spec.Child("nodeName"), *s.NodeName)...)
-		}
-	}
+	set, errs := where{s.NodeName, s.NodeSelector, s.AllNodes}.check(spec, "must be either unset or set to a non-empty string")
 	if s.NodeSelector != nil {
-		set = append(set, "`nodeSelector`")
-		p := spec.Child("nodeSelector")
-		errs = append(errs, pods.NodeSelector(p, *s.NodeSelector)...)
 		// One term, so that the selectors of devices from several slices can be merged.
 		errs = append(errs, validation.When(len(s.NodeSelector.NodeSelectorTerms) != 1,
-			field.Invalid(p.Child("nodeSelectorTerms"), s.NodeSelector.NodeSelectorTerms, "must have exactly one node selector term"))...)
+			field.Invalid(spec.Child("nodeSelector", "nodeSelectorTerms"), s.NodeSelector.NodeSelectorTerms, "must have exactly one node selector term"))...)
 	}
-	set, errs = trueOrUnset(spec.Child("allNodes"), s.AllNodes, "`allNodes`", set, errs)
 	set, errs = trueOrUnset(spec.Child("perDeviceNodeSelection"), s.PerDeviceNodeSelection, "`perDeviceNodeSelection`", set, errs)
 	const which = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
+	return append(errs, exactlyOne(spec, set, which, which+", but multiple fields are set")...)
+}
+
+// where says which nodes have devices: one by name, those a selector picks, or all.
+type where struct {
+	name     *string
+	selector *corev1.NodeSelector
+	all      *bool
+}
+
+// check returns which of the three are set, and what is wrong with them (emptyName: what an
+// empty name is told).
+func (w where) check(p *field.Path, emptyName string) ([]string, field.ErrorList) {
+	var set []string
+	var errs field.ErrorList
+	if w.name != nil {
+		if *w.name == "" {
+			errs = append(errs, field.Invalid(p.Child("nodeName"), "", emptyName))
+		} else {
+			set = append(set, "`nodeName`")
+			errs = append(errs, nodeName(p.Child("nodeName"), *w.name)...)
+		}
+	}
+	if w.selector != nil {
+		set = append(set, "`nodeSelector`")
+		errs = append(errs, pods.NodeSelector(p.Child("nodeSelector"), *w.selector)...)
+	}
+	set, errs = trueOrUnset(p.Child("allNodes"), w.all, "`allNodes`", set, errs)
+	return set, errs
+}
+
+// exactlyOne: of a one-of, set must name one member: none is Required (missing), several
+// Invalid (tooMany), listing them.
+func exactlyOne(p *field.Path, set []string, missing, tooMany string) field.ErrorList {
 	switch len(set) {
 	case 0:
-		errs = append(errs, field.Required(spec, which))
+		return field.ErrorList{field.Required(p, missing)}
 	case 1:
-	default:
-		errs = append(errs, field.Invalid(spec, "{"+strings.Join(set, ", ")+"}", which+", but multiple fields are set"))
+		return nil
 	}
-	return errs
+	return field.ErrorList{field.Invalid(p, "{"+strings.Join(set, ", ")+"}", tooMany)}
 }
 
 // trueOrUnset: a flag of a one-of is either left out or true; when true, it counts as set.
@@ -396,30 +411,9 @@ func deviceNodes(p *field.Path, d *resourcev1.Device, perDevice bool) field.Erro
 		return validation.When(d.NodeName != nil || d.NodeSelector != nil || d.AllNodes != nil,
 			field.Invalid(p, nil, "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec"))
 	}
-	var set []string
-	var errs field.ErrorList
-	if d.NodeName != nil {
-		if *d.NodeName == "" {
-			errs = append(errs, field.Invalid(p.Child("nodeName"), "", "must not be empty"))
-		} else {
-			set = append(set, "`nodeName`")
-			errs = append(errs, nodeName(p.Child("nodeName"), *d.NodeName)...)
-		}
-	}
-	if d.NodeSelector != nil {
-		set = append(set, "`nodeSelector`")
-		errs = append(errs, pods.NodeSelector(p.Child("nodeSelector"), *d.NodeSelector)...)
-	}
-	set, errs = trueOrUnset(p.Child("allNodes"), d.AllNodes, "`allNodes`", set, errs)
+	set, errs := where{d.NodeName, d.NodeSelector, d.AllNodes}.check(p, "must not be empty")
 	const which = "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec"
-	switch len(set) {
-	case 0:
-		errs = append(errs, field.Required(p, which))
-	case 1:
-	default:
-		errs = append(errs, field.Invalid(p, "{"+strings.Join(set, ", ")+"}", which))
-	}
-	return errs
+	return append(errs, exactlyOne(p, set, which, which)...)
 }
 
 // bindingConditions: the conditions a scheduler waits for before it binds a pod to a device,
@@ -427,11 +421,8 @@ func deviceNodes(p *field.Path, d *resourcev1.Device, perDevice bool) field.Erro
 // list only with the other. Their sizes are generated rules too.
 func bindingConditions(p *field.Path, wait, fail []string) field.ErrorList {
 	waitPath, failPath := p.Child("bindingConditions"), p.Child("bindingFailureConditions")
-	names := func(p *field.Path, list []string, max int) field.ErrorList {
-		if errs := bounded(p, len(list), max, true); errs != nil {
-			return errs
-		}
-		return validation.Each(p, list, func(p *field.Path, c *string) field.ErrorList { return labelName(p, *c) })
+	names := func(p *field.Path, conditions []string, max int) field.ErrorList {
+		return list(p, conditions, max, func(p *field.Path, c *string) field.ErrorList { return labelName(p, *c) })
 	}
 	errs := validation.Join(
 		names(waitPath, wait, resourcev1.BindingConditionsMaxSize),
@@ -453,16 +444,11 @@ func bindingConditions(p *field.Path, wait, fail []string) field.ErrorList {
 }
 
 // consumed: what a device consumes of at most two counter sets, each named once.
-func consumed(p *field.Path, list []resourcev1.DeviceCounterConsumption) field.ErrorList {
-	if errs := bounded(p, len(list), resourcev1.ResourceSliceMaxDeviceCounterConsumptionsPerDevice, true); errs != nil {
-		return errs
-	}
-	return validation.Join(
-		validation.Each(p, list, func(p *field.Path, c *resourcev1.DeviceCounterConsumption) field.ErrorList {
+func consumed(p *field.Path, consumptions []resourcev1.DeviceCounterConsumption) field.ErrorList {
+	return set(p, consumptions, resourcev1.ResourceSliceMaxDeviceCounterConsumptionsPerDevice, func(c resourcev1.DeviceCounterConsumption) string { return c.CounterSet },
+		func(p *field.Path, c *resourcev1.DeviceCounterConsumption) field.ErrorList {
 			return counters(p, "counterSet", c.CounterSet, c.Counters, resourcev1.ResourceSliceMaxCountersPerDeviceCounterConsumption)
-		}),
-		repeated(p, list, func(c resourcev1.DeviceCounterConsumption) string { return c.CounterSet }, true),
-	)
+		})
 }
 
 // nodeSelectorOf is what a claim's allocation says about where its devices are: a node selector.

@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"math"
 	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
@@ -17,31 +18,28 @@ import (
 // their drivers report about them.
 func ValidateResourceClaimStatusUpdate(c, old *resourcev1.ResourceClaim) field.ErrorList {
 	s, was := &c.Status, &old.Status
-	reserved, devices := status.Child("reservedFor"), status.Child("devices")
-	errs := validation.MetaUpdate(&c.ObjectMeta, &old.ObjectMeta, metadata)
-	if tooMany := bounded(reserved, len(s.ReservedFor), resourcev1.ResourceClaimReservedForMaxSize, true); tooMany != nil {
-		errs = append(errs, tooMany...)
-	} else {
-		errs = append(errs, validation.Join(
-			validation.Each(reserved, s.ReservedFor, func(p *field.Path, r *resourcev1.ResourceClaimConsumerReference) field.ErrorList {
+	reserved := status.Child("reservedFor")
+	allocated := allocatedDevices(s.Allocation)
+	errs := validation.Join(
+		validation.MetaUpdate(&c.ObjectMeta, &old.ObjectMeta, metadata),
+		set(reserved, s.ReservedFor, resourcev1.ResourceClaimReservedForMaxSize,
+			func(r resourcev1.ResourceClaimConsumerReference) string { return string(r.UID) },
+			func(p *field.Path, r *resourcev1.ResourceClaimConsumerReference) field.ErrorList {
 				return validation.Join(
 					validation.Required(p.Child("resource"), r.Resource),
 					validation.Required(p.Child("name"), r.Name),
 					validation.Required(p.Child("uid"), string(r.UID)),
 				)
 			}),
-			repeated(reserved, s.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) string { return string(r.UID) }, true),
-		)...)
-	}
-	allocated := allocatedDevices(s.Allocation)
-	errs = append(errs, validation.Join(
-		validation.Each(devices, s.Devices, func(p *field.Path, d *resourcev1.AllocatedDeviceStatus) field.ErrorList {
-			return deviceStatus(p, d, allocated)
-		}),
-		repeated(devices, s.Devices, func(d resourcev1.AllocatedDeviceStatus) string {
-			return deviceKey(d.Driver, d.Pool, d.Device, d.ShareID)
-		}, true),
-	)...)
+		// No limit but the generated one: as many as the allocation has devices.
+		set(status.Child("devices"), s.Devices, math.MaxInt,
+			func(d resourcev1.AllocatedDeviceStatus) string {
+				return deviceKey(d.Driver, d.Pool, d.Device, d.ShareID)
+			},
+			func(p *field.Path, d *resourcev1.AllocatedDeviceStatus) field.ErrorList {
+				return deviceStatus(p, d, allocated)
+			}),
+	)
 	if len(s.ReservedFor) > 0 {
 		switch {
 		case s.Allocation == nil:
@@ -65,10 +63,8 @@ func ValidateResourceClaimStatusUpdate(c, old *resourcev1.ResourceClaim) field.E
 // allocation: the devices picked for each request and the configuration they get, and the nodes
 // that can reach them.
 func allocation(p *field.Path, a *resourcev1.AllocationResult, requests requestNames) field.ErrorList {
-	results, config := p.Child("devices", "results"), p.Child("devices", "config")
-	errs := bounded(results, len(a.Devices.Results), resourcev1.AllocationResultsMaxSize, true)
-	if errs == nil {
-		errs = validation.Each(results, a.Devices.Results, func(p *field.Path, r *resourcev1.DeviceRequestAllocationResult) field.ErrorList {
+	return validation.Join(
+		list(p.Child("devices", "results"), a.Devices.Results, resourcev1.AllocationResultsMaxSize, func(p *field.Path, r *resourcev1.DeviceRequestAllocationResult) field.ErrorList {
 			var share field.ErrorList
 			if r.ShareID != nil {
 				share = uid(p.Child("shareID"), string(*r.ShareID))
@@ -82,21 +78,17 @@ func allocation(p *field.Path, a *resourcev1.AllocationResult, requests requestN
 				validation.Each(p.Child("tolerations"), r.Tolerations, toleration),
 				share,
 			)
-		})
-	}
-	// The class's configuration and the claim's, for the devices of some requests.
-	if tooMany := bounded(config, len(a.Devices.Config), 2*resourcev1.DeviceConfigMaxSize, true); tooMany != nil {
-		errs = append(errs, tooMany...)
-	} else {
-		errs = append(errs, validation.Each(config, a.Devices.Config, func(p *field.Path, c *resourcev1.DeviceAllocationConfiguration) field.ErrorList {
+		}),
+		// The class's configuration and the claim's, for the devices of some requests.
+		list(p.Child("devices", "config"), a.Devices.Config, 2*resourcev1.DeviceConfigMaxSize, func(p *field.Path, c *resourcev1.DeviceAllocationConfiguration) field.ErrorList {
 			return validation.Join(
 				declared("", validation.OneOf(p.Child("source"), c.Source, resourcev1.AllocationConfigSourceClaim, resourcev1.AllocationConfigSourceClass)),
 				requestRefs(p.Child("requests"), c.Requests, requests),
 				opaqueConfig(p, c.DeviceConfiguration, false),
 			)
-		})...)
-	}
-	return append(errs, nodeSelectorOf(p.Child("nodeSelector"), a.NodeSelector)...)
+		}),
+		nodeSelectorOf(p.Child("nodeSelector"), a.NodeSelector),
+	)
 }
 
 // uid: a share of a device is named by a UUID, lower case (a generated rule too).
@@ -168,14 +160,9 @@ func deviceStatus(p *field.Path, d *resourcev1.AllocatedDeviceStatus, allocated 
 			declared("maxBytes", validation.When(len(n.HardwareAddress) > resourcev1.NetworkDeviceDataHardwareAddressMaxLength,
 				field.TooLong(network.Child("hardwareAddress"), "", resourcev1.NetworkDeviceDataHardwareAddressMaxLength))),
 		)...)
-		if tooMany := bounded(ips, len(n.IPs), resourcev1.NetworkDeviceDataMaxIPs, true); tooMany != nil {
-			errs = append(errs, tooMany...)
-		} else {
-			errs = append(errs, validation.Join(
-				validation.Each(ips, n.IPs, func(p *field.Path, ip *string) field.ErrorList { return utilvalidation.IsValidInterfaceAddress(p, *ip) }),
-				repeated(ips, n.IPs, func(ip string) string { return ip }, true),
-			)...)
-		}
+		errs = append(errs, set(ips, n.IPs, resourcev1.NetworkDeviceDataMaxIPs, itself, func(p *field.Path, ip *string) field.ErrorList {
+			return utilvalidation.IsValidInterfaceAddress(p, *ip)
+		})...)
 	}
 	return errs
 }
