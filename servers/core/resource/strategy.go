@@ -127,6 +127,20 @@ func (s *strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.Garb
 	return rest.DeleteDependents
 }
 
+// CreateRules and UpdateRules are what a registry that wraps a Definition's strategy (to add
+// checks that need the request's context, such as the authorizer) keeps of it: its rules, and its
+// declarative validation, which k8s.io/apiserver runs after Validate and ValidateUpdate.
+type CreateRules interface {
+	rest.RESTCreateStrategy
+	rest.DeclarativeValidationStrategy
+}
+
+// UpdateRules: see CreateRules.
+type UpdateRules interface {
+	rest.RESTUpdateStrategy
+	rest.DeclarativeValidationStrategy
+}
+
 // statusStrategy serves the /status subresource: only status (and the metadata that status
 // writers may touch) changes; the rest is taken from the stored object.
 type statusStrategy struct {

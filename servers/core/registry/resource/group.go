@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/registry/generic"
-	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
@@ -63,40 +62,28 @@ func (p Provider) NewRESTStorage(scheme *runtime.Scheme, codecs serializer.Codec
 		return info, errors.New("resource.k8s.io: claims need the cluster's namespaces and authorizer (WithCluster)")
 	}
 	claims, templates := built[resourceClaims].Store, built[resourceClaimTemplates].Store
-	claims.CreateStrategy = &adminCreate{createStrategy: claims.CreateStrategy.(createStrategy), namespaces: p.namespaces,
+	claims.CreateStrategy = &adminCreate{CreateRules: claims.CreateStrategy.(coreresource.CreateRules), namespaces: p.namespaces,
 		spec: func(obj runtime.Object) *resourcev1.ResourceClaimSpec { return &obj.(*resourcev1.ResourceClaim).Spec }}
-	templates.CreateStrategy = &adminCreate{createStrategy: templates.CreateStrategy.(createStrategy), namespaces: p.namespaces,
+	templates.CreateStrategy = &adminCreate{CreateRules: templates.CreateStrategy.(coreresource.CreateRules), namespaces: p.namespaces,
 		spec: func(obj runtime.Object) *resourcev1.ResourceClaimSpec {
 			return &obj.(*resourcev1.ResourceClaimTemplate).Spec.Spec
 		}}
 
 	apiVersion := fieldpath.APIVersion(p.GroupVersion.String())
 	info.VersionedResourcesStorageMap[p.GroupVersion.Version]["resourceclaims/status"] = coreresource.UpdateOnly(claims, &claimStatus{
-		updateStrategy: claims.UpdateStrategy.(updateStrategy),
-		namespaces:     p.namespaces,
-		access:         statusAccess{authorizer: p.authorizer},
+		UpdateRules: claims.UpdateStrategy.(coreresource.UpdateRules),
+		namespaces:  p.namespaces,
+		access:      statusAccess{authorizer: p.authorizer},
 		resetFields: map[fieldpath.APIVersion]*fieldpath.Set{apiVersion: fieldpath.NewSet(
 			fieldpath.MakePathOrDie("metadata"), fieldpath.MakePathOrDie("spec"))},
 	})
 	return info, nil
 }
 
-// createStrategy and updateStrategy are what the wrappers keep of the Definitions' strategy:
-// its rules and its declarative validation, which k8s.io/apiserver runs after Validate.
-type createStrategy interface {
-	rest.RESTCreateStrategy
-	rest.DeclarativeValidationStrategy
-}
-
-type updateStrategy interface {
-	rest.RESTUpdateStrategy
-	rest.DeclarativeValidationStrategy
-}
-
 // adminCreate checks, before the Definition's rules, that a new claim or template asks for
 // admin access only in a namespace that allows it. (Its spec cannot change afterwards.)
 type adminCreate struct {
-	createStrategy
+	coreresource.CreateRules
 	namespaces NamespaceGetter
 	spec       func(runtime.Object) *resourcev1.ResourceClaimSpec
 }
@@ -104,14 +91,14 @@ type adminCreate struct {
 func (s *adminCreate) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
 	namespace := obj.(metav1.Object).GetNamespace()
 	errs := s.namespaces.adminAccess(ctx, namespace, adminRequest(s.spec(obj)))
-	return append(errs, s.createStrategy.Validate(ctx, obj)...)
+	return append(errs, s.CreateRules.Validate(ctx, obj)...)
 }
 
 // claimStatus is the strategy of resourceclaims/status (pkg/registry/resource/resourceclaim
 // strategy.go's status strategy): only the status changes; the status of devices no longer
 // allocated goes; who may write what is checked (access.go).
 type claimStatus struct {
-	updateStrategy
+	coreresource.UpdateRules
 	namespaces  NamespaceGetter
 	access      statusAccess
 	resetFields map[fieldpath.APIVersion]*fieldpath.Set
