@@ -89,6 +89,16 @@ type Environment struct {
 	// new namespaces, and deleted namespaces stay Terminating.
 	Controllers []string
 
+	// Progress, if set, receives the chain's start-up progress, one line per stage, as the
+	// chain command prints it; otherwise it goes to stdout with AttachControlPlaneOutput, and
+	// nowhere without.
+	Progress io.Writer
+	// ChainOptions, if set, changes the chain's options after every field above has been
+	// applied to them: for the chain's own tests, and for users who need a flag of the chain
+	// command that no field offers. Options that would run a child process (--metrics=child:
+	// the child would be the test binary) fail Start.
+	ChainOptions func(*chain.Options)
+
 	chain     *chain.Chain
 	removeDir string
 	// holdsLogs says Start took klogGate; logsAttached is what to give back (logs.go).
@@ -122,36 +132,22 @@ func (e *Environment) Start() (*rest.Config, error) {
 		}
 		e.DataDir, e.removeDir = dir, dir
 	}
-	o := chain.NewOptions()
-	o.DataDir = e.DataDir
-	o.SecurePort = 0
-	o.UnsafeNoFsync = true // a test control plane, as envtest runs etcd
-	o.StartTimeout = e.ControlPlaneStartTimeout
-	o.Metrics = chain.MetricsOff
-	// What envtest users lack and expect from a cluster: namespaces that really go away. What
-	// would touch their workloads (kubelets, scheduler) runs only when asked for.
-	o.Controllers = []string{controllers.Namespace, controllers.GarbageCollector, controllers.PodGarbageCollector, controllers.ClusterRoleAggregation, controllers.ServiceAccount, controllers.RootCACertificatePublisher}
-	if e.Metrics {
-		o.Metrics = chain.MetricsInProcess
-		o.MetricResolution = time.Second
-	}
-	if e.Metrics || e.Nodes > 0 {
-		o.Nodes = e.Nodes
-		o.Controllers = append(o.Controllers, controllers.SimulatedKubelet, controllers.NodeLifecycle, controllers.Scheduler)
-	}
-	if e.Controllers != nil {
-		o.Controllers = e.Controllers
-	}
-	completed, err := o.Complete()
+	completed, err := e.options().Complete()
 	if err != nil {
 		return nil, e.fail(err)
 	}
 	if errs := completed.Validate(); len(errs) > 0 {
 		return nil, e.fail(errors.Join(errs...))
 	}
-	var out io.Writer = io.Discard
-	if attach {
-		out = os.Stdout
+	if completed.Metrics == chain.MetricsChild {
+		return nil, e.fail(errors.New("chaintest: --metrics=child would run the test binary as the metrics server; use in-process"))
+	}
+	out := e.Progress
+	if out == nil {
+		out = io.Discard
+		if attach {
+			out = os.Stdout
+		}
 	}
 	c, err := chain.Start(context.Background(), completed, out)
 	if err != nil {
@@ -207,6 +203,34 @@ func (e *Environment) Start() (*rest.Config, error) {
 	return e.Config, nil
 }
 
+// options are the chain's options for this Environment: its fields, then ChainOptions.
+func (e *Environment) options() *chain.Options {
+	o := chain.NewOptions()
+	o.DataDir = e.DataDir
+	o.SecurePort = 0
+	o.UnsafeNoFsync = true // a test control plane, as envtest runs etcd
+	o.StartTimeout = e.ControlPlaneStartTimeout
+	o.Metrics = chain.MetricsOff
+	// What envtest users lack and expect from a cluster: namespaces that really go away. What
+	// would touch their workloads (kubelets, scheduler) runs only when asked for.
+	o.Controllers = []string{controllers.Namespace, controllers.GarbageCollector, controllers.PodGarbageCollector, controllers.ClusterRoleAggregation, controllers.ServiceAccount, controllers.RootCACertificatePublisher}
+	if e.Metrics {
+		o.Metrics = chain.MetricsInProcess
+		o.MetricResolution = time.Second
+	}
+	if e.Metrics || e.Nodes > 0 {
+		o.Nodes = e.Nodes
+		o.Controllers = append(o.Controllers, controllers.SimulatedKubelet, controllers.NodeLifecycle, controllers.Scheduler)
+	}
+	if e.Controllers != nil {
+		o.Controllers = e.Controllers
+	}
+	if e.ChainOptions != nil {
+		e.ChainOptions(o)
+	}
+	return o
+}
+
 // Stop stops everything Start started and removes the temp dir it made. It waits at most
 // ControlPlaneStopTimeout for the chain to shut down.
 func (e *Environment) Stop() error {
@@ -244,6 +268,10 @@ func (e *Environment) releaseLogs() {
 		e.holdsLogs = false
 	}
 }
+
+// Chain is the running chain, valid after Start: for tests of the chain itself, which reach
+// into what a *rest.Config does not show (its PKI, its data dir's files).
+func (e *Environment) Chain() *chain.Chain { return e.chain }
 
 // URL is where the control plane serves (https://127.0.0.1:<port>), valid after Start.
 func (e *Environment) URL() string {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/apichain/apichain/chaintest"
+	"github.com/apichain/apichain/servers/chain"
 )
 
 func TestZeroValueStartsAndStopsCleanly(t *testing.T) {
@@ -172,6 +173,37 @@ func TestControllersCanBeChosen(t *testing.T) {
 	}
 	if got := hooks(&chaintest.Environment{Controllers: []string{}}); strings.Contains(got, hook) {
 		t.Errorf("Controllers: []string{}: /readyz lists %s:\n%s", hook, got)
+	}
+}
+
+// TestChainOptionsComeLast: ChainOptions sees the options every field has set and has the last
+// word (here: no controllers, although Controllers is left to its default); Progress gets the
+// start-up lines; Chain is the running chain. A child metrics server is refused before anything
+// starts.
+func TestChainOptionsComeLast(t *testing.T) {
+	var progress strings.Builder
+	env := &chaintest.Environment{Progress: &progress, ChainOptions: func(o *chain.Options) {
+		if len(o.Controllers) == 0 {
+			t.Errorf("ChainOptions ran before the default controllers were set")
+		}
+		o.Controllers = nil
+	}}
+	start(t, env)
+	out, err := kubernetes.NewForConfigOrDie(env.Config).Discovery().RESTClient().Get().AbsPath("/readyz").Param("verbose", "true").DoRaw(context.Background())
+	if err != nil || strings.Contains(string(out), "poststarthook/start-chain-controllers") {
+		t.Errorf("ChainOptions turned the controllers off, yet /readyz (%v) lists them:\n%s", err, out)
+	}
+	if !strings.Contains(progress.String(), "ready: /readyz ok") {
+		t.Errorf("Progress got no ready line:\n%s", progress.String())
+	}
+	if c := env.Chain(); c == nil || c.URL != env.URL() {
+		t.Errorf("Chain() = %v, want the chain serving %s", c, env.URL())
+	}
+
+	child := &chaintest.Environment{ChainOptions: func(o *chain.Options) { o.Metrics = chain.MetricsChild }}
+	if _, err := child.Start(); err == nil || !strings.Contains(err.Error(), "metrics=child") {
+		child.Stop()
+		t.Errorf("Start with --metrics=child: %v, want it refused", err)
 	}
 }
 

@@ -1,7 +1,12 @@
-// Package controllers is the chain's small controller manager: what kube-controller-manager,
-// kube-scheduler and the kubelets would do in a cluster, each a package of its own
-// (controllers/<name>), started from the chain's post-start hook "start-chain-controllers" with
-// the loopback client. They reach the chain only through client-go, never through storage.
+// Package controllers is the chain's small controller manager: what kube-controller-manager and
+// kube-scheduler would do in a cluster, each a package of its own (controllers/<name>), started
+// from the chain's post-start hook "start-chain-controllers" with the loopback client. They reach
+// the chain only through client-go, never through storage. All of them run on one loop
+// (controllers/internal/loop), which waits for their workers when they stop.
+//
+// The simulated kubelets are not controllers but the node side of the cluster, a top-level
+// package of their own (kubelet); this manager starts them too, as "simulated-kubelet", so that
+// --controllers turns them on and off like the rest.
 //
 // --controllers chooses them with kube-controller-manager's syntax ("*", "name", "-name"),
 // using kube-controller-manager's names where the controller is one of its.
@@ -33,7 +38,6 @@ import (
 	"github.com/apichain/apichain/controllers/deployment"
 	"github.com/apichain/apichain/controllers/garbagecollector"
 	"github.com/apichain/apichain/controllers/job"
-	"github.com/apichain/apichain/controllers/kubelet"
 	"github.com/apichain/apichain/controllers/namespace"
 	"github.com/apichain/apichain/controllers/nodelifecycle"
 	"github.com/apichain/apichain/controllers/podgc"
@@ -43,6 +47,7 @@ import (
 	"github.com/apichain/apichain/controllers/serviceaccount"
 	"github.com/apichain/apichain/controllers/statefulset"
 	"github.com/apichain/apichain/controllers/ttlafterfinished"
+	"github.com/apichain/apichain/kubelet"
 )
 
 // Context is what every controller is started with.

@@ -2,7 +2,6 @@ package controllers_test
 
 import (
 	"context"
-	"io"
 	"testing"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/apichain/apichain/controllers"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestControllersFinishAfterARestart: work left when the chain stopped — a namespace deleted
@@ -22,10 +21,8 @@ import (
 // by the controllers of the next chain on the same data dir.
 func TestControllersFinishAfterARestart(t *testing.T) {
 	dir := t.TempDir()
-	start := func(enabled ...string) (*chain.Chain, kubernetes.Interface) {
-		o := testchain.NewOptions(dir)
-		o.Controllers = enabled
-		c, err := testchain.StartWith(o, io.Discard)
+	start := func(enabled ...string) (*testchain.Chain, kubernetes.Interface) {
+		c, err := testchain.StartIn(dir, nil, func(o *chain.Options) { o.Controllers = enabled })
 		if err != nil {
 			t.Fatal(err)
 		}

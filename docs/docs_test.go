@@ -26,8 +26,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // step is one command of a page and the output the page shows for it.

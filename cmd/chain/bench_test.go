@@ -9,20 +9,19 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/apichain/apichain/internal/anchor"
+	"github.com/apichain/apichain/test/anchor"
 )
 
 // The benchmarks here measure the chain as a user runs it, the binary, beside the real
-// kube-apiserver + etcd started envtest-style (internal/anchor) on the same machine in the same
+// kube-apiserver + etcd started envtest-style (test/anchor) on the same machine in the same
 // run, and report the figures of both and their ratios (chain / kube-apiserver). Where the
 // reference binaries are not built they report the chain's figures alone. docs/performance.md
-// has the results and how to reproduce them:
+// has the results and how to reproduce them (test/anchor says what the reference needs):
 //
-//	bash ../shared/anchor/build.sh
 //	go test -run '^$' -bench . -benchtime 3x ./cmd/chain
 
 // benchIdle is how long both sit idle before their memory is read (CHAIN_BENCH_IDLE, default
-// 10s, as ../shared/anchor/envtest-like.sh waits).
+// 10s, as the reference's start script waits).
 func benchIdle() time.Duration {
 	if d, err := time.ParseDuration(os.Getenv("CHAIN_BENCH_IDLE")); err == nil {
 		return d
@@ -99,7 +98,7 @@ func coldStart(b *testing.B, idle time.Duration, args ...string) (time.Duration,
 	return ready, rss
 }
 
-// BenchmarkLoad runs ../shared/anchor/load's workload (-n 2000 -c 16: creates, gets, one list,
+// BenchmarkLoad runs anchor.Load's workload (-n 2000 -c 16: creates, gets, one list,
 // watch delivery of 200 updates) against the chain binary (etcd without fsync, no metrics
 // server) and then against kube-apiserver + etcd, and reports both and the ratios: for
 // throughput chain/kube-apiserver (higher is better), for latency chain/kube-apiserver (lower

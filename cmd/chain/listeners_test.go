@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/apichain/apichain/internal/procnet"
+	"github.com/apichain/apichain/test/procnet"
 )
 
 // TestSecurityListeners is docs/reliability.md's list of listeners, checked on the real binary

@@ -1,4 +1,4 @@
-// Command chain runs the Kubernetes API server chain. See servers/chain.
+// Command chain runs the Kubernetes API server chain. See commands and servers/chain.
 package main
 
 import (
@@ -6,9 +6,9 @@ import (
 
 	"k8s.io/component-base/cli"
 
-	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/commands"
 )
 
 func main() {
-	os.Exit(cli.Run(chain.NewCommand()))
+	os.Exit(cli.Run(commands.NewCommand()))
 }

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apichain/apichain/internal/anchor"
+	"github.com/apichain/apichain/test/anchor"
 )
 
 // TestCommandStartsAndStopsOnSignal runs the real binary as a user would: it prints its

@@ -27,7 +27,7 @@ import (
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 )
 
-// TestBeyondOneMachine runs the chain the way issue 9 scales it out, with real processes and a
+// TestBeyondOneMachine runs the chain scaled out beyond one machine, with real processes and a
 // real etcd cluster: three etcd members with TLS client certificates; two chain instances that
 // share that cluster and one PKI directory (started at the same moment, so that they race to
 // create it); a metrics server on its own, registered at a non-loopback address. Then it stops

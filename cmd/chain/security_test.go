@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/apichain/apichain/internal/anchor"
+	"github.com/apichain/apichain/test/anchor"
 )
 
 // TestSecurityNoSecretsInLogs runs the real binary logging at -v=8 (request URLs, headers

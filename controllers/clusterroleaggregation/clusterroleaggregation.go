@@ -4,9 +4,13 @@
 // selectors match: the bootstrap roles admin, edit and view are made that way, from the roles
 // labelled rbac.authorization.k8s.io/aggregate-to-{admin,edit,view}, so that installing a CRD's
 // "view" role extends view. kube-controller-manager's clusterrole-aggregation controller keeps
-// every aggregated role's rules equal to the union of the matching roles' rules, in the order
-// of their names, each rule once, written by server-side apply as
-// "clusterrole-aggregation-controller". Ours does the same.
+// every aggregated role's rules equal to those of the roles it matches, gathered selector by
+// selector in the order of the aggregationRule, and within one selector from the matching roles
+// in the order of their names; a rule already gathered is not repeated, and the role never
+// aggregates itself. It writes them by server-side apply as "clusterrole-aggregation-controller",
+// and looks at every aggregated role again whenever any ClusterRole changes.
+//
+// Ours does the same, in the same order.
 //
 // Left out: kube's fallback to a plain update for API servers without server-side apply.
 package clusterroleaggregation
@@ -16,21 +20,19 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	rbacapply "k8s.io/client-go/applyconfigurations/rbac/v1"
 	rbacinformers "k8s.io/client-go/informers/rbac/v1"
 	rbacclient "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
+
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // FieldManager is the manager of the rules it writes, kube-controller-manager's.
@@ -41,7 +43,7 @@ type Controller struct {
 	client rbacclient.ClusterRolesGetter
 	roles  rbaclisters.ClusterRoleLister
 	synced cache.InformerSynced
-	queue  workqueue.TypedRateLimitingInterface[string]
+	queue  loop.Queue // names of aggregated ClusterRoles
 }
 
 // New returns a controller that watches ClusterRoles through informer and writes with client.
@@ -50,8 +52,7 @@ func New(client rbacclient.ClusterRolesGetter, informer rbacinformers.ClusterRol
 		client: client,
 		roles:  informer.Lister(),
 		synced: informer.Informer().HasSynced,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "clusterrole_aggregation"}),
+		queue:  loop.NewQueue("clusterrole_aggregation"),
 	}
 	// Any role's change may change what any aggregated role matches: look at all of them.
 	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -74,35 +75,9 @@ func (c *Controller) addAggregated() {
 	}
 }
 
-// Run aggregates with workers goroutines until ctx is done.
+// Run aggregates with workers goroutines until ctx is done, and returns once they have finished.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
-		return
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.next(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) next(ctx context.Context) bool {
-	name, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(name)
-	if err := c.sync(ctx, name); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "aggregating ClusterRole", "clusterrole", name)
-		c.queue.AddRateLimited(name)
-		return true
-	}
-	c.queue.Forget(name)
-	return true
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced)
 }
 
 // sync sets the rules of ClusterRole name to those of the roles it aggregates.
@@ -117,17 +92,9 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if role.AggregationRule == nil {
 		return nil
 	}
-	sources, err := c.matching(role)
+	rules, err := c.aggregate(role)
 	if err != nil {
 		return err
-	}
-	var rules []rbacv1.PolicyRule
-	for _, src := range sources {
-		for _, rule := range src.Rules {
-			if !slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(r, rule) }) {
-				rules = append(rules, rule)
-			}
-		}
 	}
 	if equality.Semantic.DeepEqual(role.Rules, rules) {
 		return nil
@@ -144,24 +111,31 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	return nil
 }
 
-// matching returns the ClusterRoles other than role that one of its selectors matches, by name.
-func (c *Controller) matching(role *rbacv1.ClusterRole) ([]*rbacv1.ClusterRole, error) {
-	var out []*rbacv1.ClusterRole
+// aggregate gathers the rules of the ClusterRoles other than role that its selectors match:
+// selector by selector, in the order of its aggregationRule, and within one selector role by
+// role in the order of their names; each rule once, where it first comes.
+func (c *Controller) aggregate(role *rbacv1.ClusterRole) ([]rbacv1.PolicyRule, error) {
+	var rules []rbacv1.PolicyRule
 	for _, s := range role.AggregationRule.ClusterRoleSelectors {
 		selector, err := metav1.LabelSelectorAsSelector(&s)
 		if err != nil {
 			return nil, fmt.Errorf("selector of ClusterRole %s: %w", role.Name, err)
 		}
-		found, err := c.roles.List(selector)
+		sources, err := c.roles.List(selector)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range found {
-			if r.Name != role.Name && !slices.Contains(out, r) {
-				out = append(out, r)
+		slices.SortFunc(sources, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
+		for _, src := range sources {
+			if src.Name == role.Name {
+				continue
+			}
+			for _, rule := range src.Rules {
+				if !slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(r, rule) }) {
+					rules = append(rules, rule)
+				}
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	return rules, nil
 }

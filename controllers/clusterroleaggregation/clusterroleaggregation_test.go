@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/apichain/apichain/controllers"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestAggregatedClusterRoles: the bootstrap roles admin, edit and view are filled from the
@@ -102,7 +102,7 @@ func TestAggregatedClusterRoles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Rules in the order of the roles' names, as upstream sorts them.
+	// One selector: the rules in the order of the roles' names, as kube-controller-manager's.
 	waitRules(t, cs, "monitoring", []rbacv1.PolicyRule{endpoints, pods})
 
 	// A role that stops matching takes its rules out.
@@ -123,6 +123,52 @@ func TestAggregatedClusterRoles(t *testing.T) {
 	if !managed {
 		t.Errorf("rules not applied by clusterrole-aggregation-controller: %+v", r.ManagedFields)
 	}
+}
+
+// TestAggregatedRulesOrder: the rules of an aggregated ClusterRole come selector by selector,
+// in the order of its aggregationRule, and within one selector from the matching roles in the
+// order of their names; a rule already there (from an earlier role or selector) is not repeated.
+// A role matched by both selectors counts where the first one matches it.
+func TestAggregatedRulesOrder(t *testing.T) {
+	c := testchain.Start(t, func(o *chain.Options) { o.Controllers = []string{controllers.ClusterRoleAggregation} })
+	cs, _ := testchain.Clients(t, c)
+	ctx := context.Background()
+	requireRBAC(t, cs)
+
+	rule := func(resource string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{resource}, Verbs: []string{"get"}}
+	}
+	const first, second = "rbac.example.com/aggregate-first", "rbac.example.com/aggregate-second"
+	sources := []struct {
+		name   string
+		labels map[string]string
+		rules  []rbacv1.PolicyRule
+	}{
+		// Names sort the other way round from the selectors: a-second would come first if
+		// the roles were sorted by name across selectors.
+		{"a-second", map[string]string{second: "true"}, []rbacv1.PolicyRule{rule("apples"), rule("shared")}},
+		{"b-both", map[string]string{first: "true", second: "true"}, []rbacv1.PolicyRule{rule("bananas"), rule("shared")}},
+		{"z-first", map[string]string{first: "true"}, []rbacv1.PolicyRule{rule("zucchini")}},
+	}
+	for _, src := range sources {
+		if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
+			ObjectMeta: metav1.ObjectMeta{Name: src.name, Labels: src.labels}, Rules: src.rules,
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "ordered"},
+		AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{
+			{MatchLabels: map[string]string{first: "true"}},
+			{MatchLabels: map[string]string{second: "true"}},
+		}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// First selector: b-both, z-first; second: a-second (its "shared" is there already), then
+	// b-both again, which adds nothing.
+	waitRules(t, cs, "ordered", []rbacv1.PolicyRule{rule("bananas"), rule("shared"), rule("zucchini"), rule("apples")})
 }
 
 func waitRules(t *testing.T, cs kubernetes.Interface, name string, want []rbacv1.PolicyRule) {

@@ -33,6 +33,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 
+	"github.com/apichain/apichain/controllers/internal/loop"
 	"github.com/apichain/apichain/controllers/internal/workload"
 )
 
@@ -47,7 +48,7 @@ type Controller struct {
 	cronJobs batchlisters.CronJobLister
 	jobs     batchlisters.JobLister
 	synced   []cache.InformerSynced
-	queue    workload.Queue
+	queue    loop.Queue
 	// clock tells the time schedules are compared with; tests set a fake one.
 	clock    clock.PassiveClock
 	recorder record.EventRecorder // set by Run
@@ -60,10 +61,10 @@ func New(client kubernetes.Interface, cronJobs batchinformers.CronJobInformer, j
 		cronJobs: cronJobs.Lister(),
 		jobs:     jobs.Lister(),
 		synced:   []cache.InformerSynced{cronJobs.Informer().HasSynced, jobs.Informer().HasSynced},
-		queue:    workload.NewQueue(Name),
+		queue:    loop.NewQueue(Name),
 		clock:    clock.RealClock{},
 	}
-	if _, err := cronJobs.Informer().AddEventHandler(workload.Handler(c.queue)); err != nil {
+	if _, err := cronJobs.Informer().AddEventHandler(loop.Handler(c.queue)); err != nil {
 		return nil, fmt.Errorf("watching cronjobs: %w", err)
 	}
 	// A Job that changes (finishes, goes) brings its CronJob back. CronJobs adopt nothing: a
@@ -76,8 +77,8 @@ func New(client kubernetes.Interface, cronJobs batchinformers.CronJobInformer, j
 
 // Run syncs CronJobs with workers goroutines until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	c.recorder = workload.Recorder(ctx, c.client, Name)
-	workload.Run(ctx, c.queue, workers, c.sync, c.synced...)
+	c.recorder = loop.Recorder(ctx, c.client, Name)
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced...)
 }
 
 // controllerOf names the CronJob that controls a Job.

@@ -13,9 +13,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/apichain/apichain/controllers"
-	"github.com/apichain/apichain/controllers/kubelet"
-	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/kubelet"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestInAChain runs the CronJob controller as the chain runs it (picked by kube-controller-

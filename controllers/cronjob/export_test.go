@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/utils/clock"
 
-	"github.com/apichain/apichain/controllers/internal/workload"
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // For package cronjob_test, whose chain imports this package (through servers/chain), so that it
@@ -14,7 +14,7 @@ import (
 // SyncAt runs one sync of the CronJob at key as if the time were clk's.
 func (c *Controller) SyncAt(ctx context.Context, clk clock.PassiveClock, key string) error {
 	if c.recorder == nil {
-		c.recorder = workload.Recorder(ctx, c.client, Name)
+		c.recorder = loop.Recorder(ctx, c.client, Name)
 	}
 	c.clock = clk
 	return c.sync(ctx, key)

@@ -19,9 +19,9 @@ import (
 
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/cronjob"
-	"github.com/apichain/apichain/controllers/kubelet"
-	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/kubelet"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestSyncOnAClock runs the sync function, against a real chain, at the times a fake clock

@@ -44,6 +44,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/apichain/apichain/controllers/internal/loop"
 	"github.com/apichain/apichain/controllers/internal/workload"
 )
 
@@ -60,7 +61,7 @@ type Controller struct {
 	nodes     corelisters.NodeLister
 	revisions workload.Revisions
 	synced    []cache.InformerSynced
-	queue     workload.Queue
+	queue     loop.Queue
 	expect    *workload.Expectations
 	// podControl writes pods and reports events; set by Run, which has the context events
 	// are recorded in.
@@ -79,10 +80,10 @@ func New(client kubernetes.Interface, sets appsinformers.DaemonSetInformer, pods
 		revisions: workload.Revisions{Client: client, Lister: revisions.Lister()},
 		synced: []cache.InformerSynced{sets.Informer().HasSynced, pods.Informer().HasSynced,
 			nodes.Informer().HasSynced, revisions.Informer().HasSynced},
-		queue:  workload.NewQueue(Name),
+		queue:  loop.NewQueue(Name),
 		expect: workload.NewExpectations(),
 	}
-	if _, err := sets.Informer().AddEventHandler(workload.Handler(c.queue)); err != nil {
+	if _, err := sets.Informer().AddEventHandler(loop.Handler(c.queue)); err != nil {
 		return nil, fmt.Errorf("watching daemonsets: %w", err)
 	}
 	if _, err := pods.Informer().AddEventHandler(workload.Dependents(c.queue, c.expect, c.ownersOf)); err != nil {
@@ -110,8 +111,8 @@ func New(client kubernetes.Interface, sets appsinformers.DaemonSetInformer, pods
 
 // Run syncs DaemonSets with workers goroutines until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	c.podControl = workload.PodControl{Client: c.client, Recorder: workload.Recorder(ctx, c.client, Name), Expect: c.expect}
-	workload.Run(ctx, c.queue, workers, c.sync, c.synced...)
+	c.podControl = workload.PodControl{Client: c.client, Recorder: loop.Recorder(ctx, c.client, Name), Expect: c.expect}
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced...)
 }
 
 func (c *Controller) enqueueAll() {
@@ -120,7 +121,7 @@ func (c *Controller) enqueueAll() {
 		return
 	}
 	for _, ds := range sets {
-		workload.Enqueue(c.queue, ds)
+		loop.Enqueue(c.queue, ds)
 	}
 }
 

@@ -41,6 +41,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/apichain/apichain/controllers/internal/loop"
 	"github.com/apichain/apichain/controllers/internal/workload"
 )
 
@@ -56,7 +57,7 @@ type Controller struct {
 	sets        appslisters.ReplicaSetLister
 	pods        corelisters.PodLister
 	synced      []cache.InformerSynced
-	queue       workload.Queue
+	queue       loop.Queue
 	recorder    record.EventRecorder // set by Run
 }
 
@@ -69,9 +70,9 @@ func New(client kubernetes.Interface, deployments appsinformers.DeploymentInform
 		sets:        sets.Lister(),
 		pods:        pods.Lister(),
 		synced:      []cache.InformerSynced{deployments.Informer().HasSynced, sets.Informer().HasSynced, pods.Informer().HasSynced},
-		queue:       workload.NewQueue(Name),
+		queue:       loop.NewQueue(Name),
 	}
-	if _, err := deployments.Informer().AddEventHandler(workload.Handler(c.queue)); err != nil {
+	if _, err := deployments.Informer().AddEventHandler(loop.Handler(c.queue)); err != nil {
 		return nil, fmt.Errorf("watching deployments: %w", err)
 	}
 	if _, err := sets.Informer().AddEventHandler(workload.Dependents(c.queue, nil, c.ownersOf)); err != nil {
@@ -86,8 +87,8 @@ func New(client kubernetes.Interface, deployments appsinformers.DeploymentInform
 
 // Run syncs Deployments with workers goroutines until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	c.recorder = workload.Recorder(ctx, c.client, Name)
-	workload.Run(ctx, c.queue, workers, c.sync, c.synced...)
+	c.recorder = loop.Recorder(ctx, c.client, Name)
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced...)
 }
 
 // ownersOf names the Deployment controlling a ReplicaSet, or those that may adopt it.

@@ -39,13 +39,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
+
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // GarbageCollector is the collector. Build it with New, start it with Run.
@@ -73,44 +73,22 @@ func New(client metadata.Interface, disc discovery.DiscoveryInterface, mapper me
 }
 
 // Run collects with workers goroutines until ctx is done, rereading discovery every
-// resyncPeriod to watch new resources and stop watching removed ones.
+// resyncPeriod to watch new resources and stop watching removed ones. It returns once the
+// workers and the resync have finished, and stops every monitor.
 func (gc *GarbageCollector) Run(ctx context.Context, workers int, resyncPeriod time.Duration) {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	defer gc.queue.ShutDown()
-	go wait.UntilWithContext(ctx, func(ctx context.Context) { gc.resync(ctx, resyncPeriod) }, resyncPeriod)
-	for range workers {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for gc.processNext(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
+	var resync sync.WaitGroup
+	resync.Go(func() {
+		wait.UntilWithContext(ctx, func(ctx context.Context) { gc.resync(ctx, resyncPeriod) }, resyncPeriod)
+	})
+	// No caches to wait for first: the monitors come and go with discovery, and a decision that
+	// needs every cache filled waits for them itself (errNotSynced).
+	loop.Run(ctx, gc.queue, workers, gc.sync)
+	resync.Wait()
 	gc.mu.Lock()
 	defer gc.mu.Unlock()
 	for _, m := range gc.monitors {
 		m.stop()
 	}
-}
-
-func (gc *GarbageCollector) processNext(ctx context.Context) bool {
-	uid, quit := gc.queue.Get()
-	if quit {
-		return false
-	}
-	defer gc.queue.Done(uid)
-	if err := gc.sync(ctx, uid); err != nil {
-		if meta.IsNoMatchError(err) {
-			// An owner of a kind not served yet, or not known to the mapper yet (a CRD just
-			// created): the resync that starts watching it queues every dependent again.
-			klog.FromContext(ctx).V(2).Info("owner kind unknown yet", "uid", uid, "err", err)
-		} else {
-			utilruntime.HandleErrorWithContext(ctx, err, "collecting garbage", "uid", uid)
-		}
-		gc.queue.AddRateLimited(uid)
-		return true
-	}
-	gc.queue.Forget(uid)
-	return true
 }
 
 // handler queues, for every change an informer sees, the objects the change may concern.

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // errNotSynced: a decision that needs every dependent known waits for every cache.
@@ -97,6 +99,11 @@ func (gc *GarbageCollector) checkOwners(ctx context.Context, m *monitor, obj *me
 func (gc *GarbageCollector) ownerState(ctx context.Context, dependent *metav1.PartialObjectMetadata, ref metav1.OwnerReference) (ownerState, error) {
 	kind := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).GroupKind()
 	mapping, err := gc.mapper.RESTMapping(kind)
+	if meta.IsNoMatchError(err) {
+		// A kind not served yet, or not known to the mapper yet (a CRD just created): the resync
+		// that starts watching it queues every dependent again.
+		return 0, loop.Retry(fmt.Errorf("resolving owner kind %s: %w", kind, err))
+	}
 	if err != nil {
 		return 0, fmt.Errorf("resolving owner kind %s: %w", kind, err)
 	}

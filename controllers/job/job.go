@@ -10,7 +10,7 @@
 // Ours does that for NonIndexed and Indexed Jobs, with suspend (Suspended condition, active pods
 // deleted, startTime reset on resume) and spec.managedBy (a Job managed by another controller
 // is left alone). A pod counts as failed when its phase is Failed or it is being deleted before
-// it succeeded, as the simulated kubelet reports them (see controllers/kubelet finish.go);
+// it succeeded, as the simulated kubelet reports them (see kubelet/finish.go);
 // with restartPolicy OnFailure, container restarts count toward backoffLimit too. The back-off
 // before a failed pod is replaced is 10 s, doubled for every failure since the last success, at
 // most 6 min.
@@ -40,6 +40,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/apichain/apichain/controllers/internal/loop"
 	"github.com/apichain/apichain/controllers/internal/workload"
 )
 
@@ -54,7 +55,7 @@ type Controller struct {
 	jobs   batchlisters.JobLister
 	pods   corelisters.PodLister
 	synced []cache.InformerSynced
-	queue  workload.Queue
+	queue  loop.Queue
 	expect *workload.Expectations
 	// counted holds the UIDs of finished pods this controller counted and took the tracking
 	// finalizer off, until the pod informer shows them without it: a sync that runs before
@@ -72,10 +73,10 @@ func New(client kubernetes.Interface, jobs batchinformers.JobInformer, pods core
 		jobs:   jobs.Lister(),
 		pods:   pods.Lister(),
 		synced: []cache.InformerSynced{jobs.Informer().HasSynced, pods.Informer().HasSynced},
-		queue:  workload.NewQueue(Name),
+		queue:  loop.NewQueue(Name),
 		expect: workload.NewExpectations(),
 	}
-	if _, err := jobs.Informer().AddEventHandler(workload.Handler(c.queue)); err != nil {
+	if _, err := jobs.Informer().AddEventHandler(loop.Handler(c.queue)); err != nil {
 		return nil, fmt.Errorf("watching jobs: %w", err)
 	}
 	if _, err := pods.Informer().AddEventHandler(workload.Dependents(c.queue, c.expect, c.ownersOf)); err != nil {
@@ -92,8 +93,8 @@ func New(client kubernetes.Interface, jobs batchinformers.JobInformer, pods core
 
 // Run syncs Jobs with workers goroutines until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	c.podControl = workload.PodControl{Client: c.client, Recorder: workload.Recorder(ctx, c.client, Name), Expect: c.expect}
-	workload.Run(ctx, c.queue, workers, c.sync, c.synced...)
+	c.podControl = workload.PodControl{Client: c.client, Recorder: loop.Recorder(ctx, c.client, Name), Expect: c.expect}
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced...)
 }
 
 // observe forgets a counted pod once the informer shows it without the tracking finalizer.

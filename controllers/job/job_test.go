@@ -18,9 +18,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/apichain/apichain/controllers"
-	"github.com/apichain/apichain/controllers/kubelet"
-	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/kubelet"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestJobs runs Jobs to their end on the simulated kubelets, whose pods finish as their

@@ -28,8 +28,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -38,6 +36,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // errContentRemains asks for another pass: the namespace is not empty yet.
@@ -50,7 +50,7 @@ type Controller struct {
 	metadata   metadata.Interface
 	namespaces corelisters.NamespaceLister
 	synced     cache.InformerSynced
-	queue      workqueue.TypedRateLimitingInterface[string]
+	queue      loop.Queue // namespace names
 }
 
 // New returns a controller that watches namespaces through informer and deletes their content
@@ -80,39 +80,10 @@ func New(client kubernetes.Interface, metadataClient metadata.Interface, informe
 	return c, err
 }
 
-// Run finalizes namespaces with workers goroutines until ctx is done.
+// Run finalizes namespaces with workers goroutines until ctx is done, and returns once they
+// have finished.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
-		return
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNext(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	name, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(name)
-	switch err := c.sync(ctx, name); {
-	case err == nil:
-		c.queue.Forget(name)
-	case errors.Is(err, errContentRemains):
-		klog.FromContext(ctx).V(2).Info("namespace not empty yet", "namespace", name)
-		c.queue.AddRateLimited(name)
-	default:
-		utilruntime.HandleErrorWithContext(ctx, err, "deleting namespace content", "namespace", name)
-		c.queue.AddRateLimited(name)
-	}
-	return true
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced)
 }
 
 // sync makes one pass over a deleted namespace: delete its content, report, and finalize it
@@ -137,7 +108,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 		return err
 	}
 	if len(p.remaining) > 0 {
-		return errContentRemains
+		return loop.Retry(errContentRemains)
 	}
 
 	// Empty: remove our finalizer; the API server deletes the namespace once none is left.

@@ -1,12 +1,17 @@
-// Package nodelifecycle is the part of kube-controller-manager's node lifecycle controller that
-// keeps a node's NoSchedule taints in step with its conditions (port of kubernetes
-// pkg/controller/nodelifecycle/node_lifecycle_controller.go, doNoScheduleTaintingPass): a node
-// that is not Ready is tainted node.kubernetes.io/not-ready (or unreachable), one under memory,
-// disk or PID pressure likewise, a cordoned one unschedulable; when the condition clears, so does
-// the taint. Every new node starts tainted not-ready (the TaintNodesByCondition admission
-// plugin), so without this controller nothing would ever be scheduled.
+// Package nodelifecycle keeps nodes' NoSchedule taints in step with their conditions.
 //
-// Not ported: the NoExecute taints and pod eviction of unreachable nodes, and the node monitor
+// kube-controller-manager's node lifecycle controller watches every node's heartbeats and
+// conditions: it marks a node whose kubelet has gone silent Unknown, taints nodes by condition
+// (NoSchedule for not-ready or unreachable, memory, disk or PID pressure, an unavailable network,
+// and a cordoned node), and through NoExecute taints has the pods of unreachable nodes evicted.
+//
+// Ours does the NoSchedule part: a node that is not Ready is tainted node.kubernetes.io/not-ready
+// (unreachable when Ready is Unknown), one under memory, disk or PID pressure or without network
+// likewise, a cordoned one unschedulable; when the condition clears, so does the taint. Every new
+// node starts tainted not-ready (the TaintNodesByCondition admission plugin), so without this
+// controller nothing would ever be scheduled.
+//
+// Left out: the NoExecute taints and pod eviction of unreachable nodes, and the node monitor
 // that marks silent nodes Unknown (the simulated kubelets do not go silent).
 package nodelifecycle
 
@@ -14,20 +19,18 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // conditionTaints maps node conditions to the taint kube-controller-manager puts for them.
@@ -48,7 +51,7 @@ type Controller struct {
 	client kubernetes.Interface
 	nodes  corelisters.NodeLister
 	synced cache.InformerSynced
-	queue  workqueue.TypedRateLimitingInterface[string]
+	queue  loop.Queue // node names
 }
 
 // New watches nodes through informer.
@@ -57,50 +60,16 @@ func New(client kubernetes.Interface, informer coreinformers.NodeInformer) (*Con
 		client: client,
 		nodes:  informer.Lister(),
 		synced: informer.Informer().HasSynced,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "node_lifecycle_controller"}),
+		queue:  loop.NewQueue("node_lifecycle_controller"),
 	}
-	enqueue := func(obj any) {
-		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-			c.queue.Add(key)
-		}
-	}
-	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, obj any) { enqueue(obj) },
-	})
+	_, err := informer.Informer().AddEventHandler(loop.Handler(c.queue))
 	return c, err
 }
 
-// Run processes nodes until ctx is done.
+// Run keeps taints in step with workers goroutines until ctx is done, and returns once they
+// have finished.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
-		return
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNext(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	name, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(name)
-	if err := c.sync(ctx, name); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "syncing node taints", "node", name)
-		c.queue.AddRateLimited(name)
-		return true
-	}
-	c.queue.Forget(name)
-	return true
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced)
 }
 
 // wantedTaints are the NoSchedule taints the node's conditions and spec call for.
@@ -153,7 +122,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if _, changed := desired(node.Spec.Taints, wantedTaints(node)); !changed {
 		return nil
 	}
-	// Read-modify-write with retry on conflict, as upstream's SwapNodeControllerTaint.
+	// Read-modify-write, again on a conflict, as kube-controller-manager swaps a node's taints.
 	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		fresh, err := c.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {

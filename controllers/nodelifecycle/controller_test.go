@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/apichain/apichain/controllers"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestTaintsFollowConditions: a new node is tainted not-ready at creation (the

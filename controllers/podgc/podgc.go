@@ -42,7 +42,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/apichain/apichain/controllers/internal/workload"
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 const (
@@ -74,7 +74,7 @@ type Controller struct {
 	onNode cache.Indexer
 	nodes  corelisters.NodeLister
 	synced []cache.InformerSynced
-	queue  workload.Queue
+	queue  loop.Queue
 
 	mu sync.Mutex
 	// missing is when each node that pods are bound to was first found missing.
@@ -87,7 +87,7 @@ func New(c Config, pods coreinformers.PodInformer, nodes coreinformers.NodeInfor
 		Config: c,
 		pods:   pods.Lister(), onNode: pods.Informer().GetIndexer(), nodes: nodes.Lister(),
 		synced:  []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced},
-		queue:   workload.NewQueue("pod_garbage_collector"),
+		queue:   loop.NewQueue("pod_garbage_collector"),
 		missing: map[string]time.Time{},
 	}
 	err := pods.Informer().AddIndexers(cache.Indexers{byNode: func(obj any) ([]string, error) {
@@ -103,7 +103,7 @@ func New(c Config, pods coreinformers.PodInformer, nodes coreinformers.NodeInfor
 		if pod, ok := obj.(*corev1.Pod); ok && finished(pod) {
 			gc.queue.Add(finishedKey)
 		}
-		workload.Enqueue(gc.queue, obj)
+		loop.Enqueue(gc.queue, obj)
 	}
 	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    podChanged,
@@ -135,13 +135,13 @@ func New(c Config, pods coreinformers.PodInformer, nodes coreinformers.NodeInfor
 
 // Run deletes pods with workers goroutines until ctx is done.
 func (gc *Controller) Run(ctx context.Context, workers int) {
-	workload.Run(ctx, gc.queue, workers, gc.sync, gc.synced...)
+	loop.Run(ctx, gc.queue, workers, gc.sync, gc.synced...)
 }
 
 func (gc *Controller) enqueuePodsOn(node string) {
 	pods, _ := gc.onNode.ByIndex(byNode, node)
 	for _, pod := range pods {
-		workload.Enqueue(gc.queue, pod)
+		loop.Enqueue(gc.queue, pod)
 	}
 }
 

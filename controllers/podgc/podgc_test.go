@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/apichain/apichain/controllers/podgc"
-	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // start runs a pod garbage collector that keeps threshold finished pods against a chain that

@@ -31,6 +31,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/apichain/apichain/controllers/internal/loop"
 	"github.com/apichain/apichain/controllers/internal/workload"
 )
 
@@ -44,7 +45,7 @@ type Controller struct {
 	sets      replicated
 	pods      corelisters.PodLister
 	synced    []cache.InformerSynced
-	queue     workload.Queue
+	queue     loop.Queue
 	expect    *workload.Expectations
 	// podControl writes pods and reports events; set by Run, which has the context events
 	// are recorded in.
@@ -84,10 +85,10 @@ func newController(kind schema.GroupVersionKind, component string, client kubern
 		sets:      sets,
 		pods:      pods.Lister(),
 		synced:    []cache.InformerSynced{informer.HasSynced, pods.Informer().HasSynced},
-		queue:     workload.NewQueue(component),
+		queue:     loop.NewQueue(component),
 		expect:    workload.NewExpectations(),
 	}
-	if _, err := informer.AddEventHandler(workload.Handler(c.queue)); err != nil {
+	if _, err := informer.AddEventHandler(loop.Handler(c.queue)); err != nil {
 		return nil, fmt.Errorf("watching %ss: %w", kind.Kind, err)
 	}
 	if _, err := pods.Informer().AddEventHandler(workload.Dependents(c.queue, c.expect, c.ownersOf)); err != nil {
@@ -98,8 +99,8 @@ func newController(kind schema.GroupVersionKind, component string, client kubern
 
 // Run syncs with workers goroutines until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	c.podControl = workload.PodControl{Client: c.client, Recorder: workload.Recorder(ctx, c.client, c.component), Expect: c.expect}
-	workload.Run(ctx, c.queue, workers, c.sync, c.synced...)
+	c.podControl = workload.PodControl{Client: c.client, Recorder: loop.Recorder(ctx, c.client, c.component), Expect: c.expect}
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced...)
 }
 
 // ownersOf names the object controlling pod, or those that may adopt it.

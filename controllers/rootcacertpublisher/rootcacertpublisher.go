@@ -14,18 +14,16 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
+
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // The ConfigMap as kube-controller-manager publishes it: its name, the key of the certificate,
@@ -45,7 +43,7 @@ type Publisher struct {
 	namespaces corelisters.NamespaceLister
 	configMaps corelisters.ConfigMapLister
 	synced     []cache.InformerSynced
-	queue      workqueue.TypedRateLimitingInterface[string] // namespace names
+	queue      loop.Queue // namespace names
 }
 
 // New returns a publisher of the PEM bundle ca that watches namespaces and ConfigMaps through
@@ -60,8 +58,7 @@ func New(client kubernetes.Interface, ca []byte, namespaces coreinformers.Namesp
 		namespaces: namespaces.Lister(),
 		configMaps: configMaps.Lister(),
 		synced:     []cache.InformerSynced{namespaces.Informer().HasSynced, configMaps.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "root_ca_cert_publisher"}),
+		queue:      loop.NewQueue("root_ca_cert_publisher"),
 	}
 	if _, err := namespaces.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { p.queue.Add(obj.(*corev1.Namespace).Name) },
@@ -85,35 +82,9 @@ func New(client kubernetes.Interface, ca []byte, namespaces coreinformers.Namesp
 	return p, err
 }
 
-// Run publishes with workers goroutines until ctx is done.
+// Run publishes with workers goroutines until ctx is done, and returns once they have finished.
 func (p *Publisher) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	defer p.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, p.synced...) {
-		return
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for p.next(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (p *Publisher) next(ctx context.Context) bool {
-	ns, quit := p.queue.Get()
-	if quit {
-		return false
-	}
-	defer p.queue.Done(ns)
-	if err := p.sync(ctx, ns); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "publishing the root CA", "namespace", ns)
-		p.queue.AddRateLimited(ns)
-		return true
-	}
-	p.queue.Forget(ns)
-	return true
+	loop.Run(ctx, p.queue, workers, p.sync, p.synced...)
 }
 
 // sync makes kube-root-ca.crt in namespace ns hold the CA, creating it if missing.

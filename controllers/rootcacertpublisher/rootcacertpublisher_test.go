@@ -16,8 +16,8 @@ import (
 
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/rootcacertpublisher"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestRootCAConfigMap: every namespace gets kube-root-ca.crt holding the chain's server CA, the

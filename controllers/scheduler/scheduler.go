@@ -1,13 +1,21 @@
-// Package scheduler is a minimal kube-scheduler: it binds each pending pod that asks for the
-// default scheduler to a node that fits, the one with the fewest pods.
+// Package scheduler places pending pods on nodes: a minimal kube-scheduler.
 //
-// It sits beside the chain, where kube-scheduler sits beside kube-apiserver: it watches pods
-// and nodes and writes only through the API, as kube-scheduler does: pods/binding to place a
-// pod, the Scheduled and FailedScheduling events, and the PodScheduled=False condition on a
-// pod it cannot place, which it tries again when nodes change or pods go away.
+// kube-scheduler sits beside kube-apiserver, watches pods and nodes, and writes only through the
+// API. Each pending pod that asks for it (spec.schedulerName "default-scheduler", or none) goes
+// through a scheduling cycle: filter the nodes it may go to, score those that fit, bind it to
+// the best (pods/binding) and report a Scheduled event. A pod that fits nowhere gets a
+// FailedScheduling event and the condition PodScheduled=False, and is tried again when a change
+// to the cluster may let it fit.
 //
-// What it checks is a subset of kube-scheduler's default filters (see filter); it does not
-// score beyond the pod count, preempt, or know about volumes, ports or pod affinity.
+// Ours does the same, one pod at a time, with a subset of kube-scheduler's default filters (see
+// filter) and one score: the fewest pods on the node, by name among equals. Pods it has bound
+// but the cache does not show bound yet count on their node, so that a burst of pods spreads. A
+// pod that fits nowhere is tried again when a node is added or changes in what scheduling reads
+// (taints, labels, allocatable, readiness, cordoning), or a bound pod goes away; a pod with
+// scheduling gates waits with PodScheduled=False, reason SchedulingGated.
+//
+// Left out: scoring beyond the pod count, preemption, volumes, host ports, pod affinity and
+// topology spread, and scheduling profiles and plugins.
 package scheduler
 
 import (
@@ -23,16 +31,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
+
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // Name is the scheduler's name: pods with this spec.schedulerName (or none) are its to place,
@@ -49,7 +55,7 @@ type Scheduler struct {
 	// set by Run
 	pods     cache.Indexer
 	nodes    corelisters.NodeLister
-	queue    workqueue.TypedRateLimitingInterface[string]
+	queue    loop.Queue // pod keys
 	recorder record.EventRecorder
 
 	mu sync.Mutex
@@ -70,7 +76,8 @@ func New(client kubernetes.Interface) *Scheduler {
 	return &Scheduler{client: client, assumed: map[types.UID]assumedPod{}, unschedulable: sets.New[string]()}
 }
 
-// Run schedules pods until ctx is done. Run once per Scheduler.
+// Run schedules pods until ctx is done, and returns once the pod in hand is done with. Run
+// once per Scheduler.
 func (s *Scheduler) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -82,14 +89,8 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	nodeInformer := nodeFactory.Core().V1().Nodes()
 	podInformer := podFactory.Core().V1().Pods().Informer()
 	s.pods, s.nodes = podInformer.GetIndexer(), nodeInformer.Lister()
-	s.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "scheduler"})
-	defer s.queue.ShutDown()
-
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.client.CoreV1().Events("")})
-	defer broadcaster.Shutdown()
-	s.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Name})
+	s.queue = loop.NewQueue("scheduler")
+	s.recorder = loop.Recorder(ctx, s.client, Name)
 
 	if _, err := podInformer.AddEventHandler(s.podHandler()); err != nil {
 		return err
@@ -108,38 +109,10 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	podFactory.Start(ctx.Done())
 	defer nodeFactory.Shutdown()
 	defer podFactory.Shutdown()
-	if !cache.WaitForCacheSync(ctx.Done(), nodeInformer.Informer().HasSynced, podInformer.HasSynced) {
-		return nil // ctx ended first
-	}
 
-	// One pod at a time, as kube-scheduler's scheduling cycle.
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for s.processNext(ctx) {
-		}
-	}()
-	<-ctx.Done()
-	s.queue.ShutDown()
-	<-done
+	// One worker: one pod at a time, as kube-scheduler's scheduling cycle.
+	loop.Run(ctx, s.queue, 1, s.scheduleOne, nodeInformer.Informer().HasSynced, podInformer.HasSynced)
 	return nil
-}
-
-func (s *Scheduler) processNext(ctx context.Context) bool {
-	key, quit := s.queue.Get()
-	if quit {
-		return false
-	}
-	defer s.queue.Done(key)
-	if err := s.scheduleOne(ctx, key); err != nil {
-		if ctx.Err() == nil && !apierrors.IsConflict(err) {
-			utilruntime.HandleErrorWithContext(ctx, err, "scheduling failed, retrying", "pod", key)
-		}
-		s.queue.AddRateLimited(key)
-		return true
-	}
-	s.queue.Forget(key)
-	return true
 }
 
 func (s *Scheduler) podHandler() cache.ResourceEventHandler {
@@ -179,9 +152,7 @@ func (s *Scheduler) podHandler() cache.ResourceEventHandler {
 }
 
 func (s *Scheduler) enqueue(pod *corev1.Pod) {
-	if key, err := cache.MetaNamespaceKeyFunc(pod); err == nil {
-		s.queue.Add(key)
-	}
+	loop.Enqueue(s.queue, pod)
 }
 
 func (s *Scheduler) forget(uid types.UID) {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/scheduler"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // start runs a chain with only the node lifecycle controller (which lifts the not-ready taint

@@ -13,18 +13,16 @@ package serviceaccount
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
+
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // Default is the name of the ServiceAccount every namespace gets.
@@ -36,7 +34,7 @@ type Controller struct {
 	namespaces corelisters.NamespaceLister
 	accounts   corelisters.ServiceAccountLister
 	synced     []cache.InformerSynced
-	queue      workqueue.TypedRateLimitingInterface[string] // namespace names
+	queue      loop.Queue // namespace names
 }
 
 // New returns a controller that watches namespaces and their ServiceAccounts through the
@@ -47,8 +45,7 @@ func New(client kubernetes.Interface, namespaces coreinformers.NamespaceInformer
 		namespaces: namespaces.Lister(),
 		accounts:   accounts.Lister(),
 		synced:     []cache.InformerSynced{namespaces.Informer().HasSynced, accounts.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "serviceaccount"}),
+		queue:      loop.NewQueue("serviceaccount"),
 	}
 	addNamespace := func(obj any) {
 		if ns, ok := obj.(*corev1.Namespace); ok {
@@ -74,33 +71,10 @@ func New(client kubernetes.Interface, namespaces coreinformers.NamespaceInformer
 	return c, err
 }
 
-// Run creates ServiceAccounts with workers goroutines until ctx is done.
+// Run creates ServiceAccounts with workers goroutines until ctx is done, and returns once they
+// have finished.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
-		return
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, c.work, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) work(ctx context.Context) {
-	for {
-		ns, quit := c.queue.Get()
-		if quit {
-			return
-		}
-		if err := c.sync(ctx, ns); err != nil {
-			utilruntime.HandleErrorWithContext(ctx, err, "creating the default ServiceAccount", "namespace", ns)
-			c.queue.AddRateLimited(ns)
-		} else {
-			c.queue.Forget(ns)
-		}
-		c.queue.Done(ns)
-	}
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced...)
 }
 
 // sync creates the default ServiceAccount of namespace ns if it is missing.

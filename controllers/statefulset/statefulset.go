@@ -42,6 +42,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/apichain/apichain/controllers/internal/loop"
 	"github.com/apichain/apichain/controllers/internal/workload"
 )
 
@@ -58,7 +59,7 @@ type Controller struct {
 	claims    corelisters.PersistentVolumeClaimLister
 	revisions workload.Revisions
 	synced    []cache.InformerSynced
-	queue     workload.Queue
+	queue     loop.Queue
 	expect    *workload.Expectations
 	// set by Run, which has the context events are recorded in
 	podControl workload.PodControl
@@ -77,10 +78,10 @@ func New(client kubernetes.Interface, sets appsinformers.StatefulSetInformer, po
 		revisions: workload.Revisions{Client: client, Lister: revisions.Lister()},
 		synced: []cache.InformerSynced{sets.Informer().HasSynced, pods.Informer().HasSynced,
 			claims.Informer().HasSynced, revisions.Informer().HasSynced},
-		queue:  workload.NewQueue(Name),
+		queue:  loop.NewQueue(Name),
 		expect: workload.NewExpectations(),
 	}
-	if _, err := sets.Informer().AddEventHandler(workload.Handler(c.queue)); err != nil {
+	if _, err := sets.Informer().AddEventHandler(loop.Handler(c.queue)); err != nil {
 		return nil, fmt.Errorf("watching statefulsets: %w", err)
 	}
 	if _, err := pods.Informer().AddEventHandler(workload.Dependents(c.queue, c.expect, c.ownersOf)); err != nil {
@@ -95,9 +96,9 @@ func New(client kubernetes.Interface, sets appsinformers.StatefulSetInformer, po
 
 // Run syncs StatefulSets with workers goroutines until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	c.recorder = workload.Recorder(ctx, c.client, Name)
+	c.recorder = loop.Recorder(ctx, c.client, Name)
 	c.podControl = workload.PodControl{Client: c.client, Recorder: c.recorder, Expect: c.expect}
-	workload.Run(ctx, c.queue, workers, c.sync, c.synced...)
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced...)
 }
 
 // ownersOf names the StatefulSet controlling a pod or revision, or those that may adopt it.

@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
-	"github.com/apichain/apichain/controllers/internal/workload"
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // Controller deletes expired Jobs. Build it with New, start it with Run.
@@ -34,13 +34,13 @@ type Controller struct {
 	client kubernetes.Interface
 	jobs   batchlisters.JobLister
 	synced cache.InformerSynced
-	queue  workload.Queue
+	queue  loop.Queue
 }
 
 // New returns the controller, watching Jobs through the shared informer given.
 func New(client kubernetes.Interface, jobs batchinformers.JobInformer) (*Controller, error) {
-	c := &Controller{client: client, jobs: jobs.Lister(), synced: jobs.Informer().HasSynced, queue: workload.NewQueue("ttl_jobs_to_delete")}
-	if _, err := jobs.Informer().AddEventHandler(workload.Handler(c.queue)); err != nil {
+	c := &Controller{client: client, jobs: jobs.Lister(), synced: jobs.Informer().HasSynced, queue: loop.NewQueue("ttl_jobs_to_delete")}
+	if _, err := jobs.Informer().AddEventHandler(loop.Handler(c.queue)); err != nil {
 		return nil, fmt.Errorf("watching jobs: %w", err)
 	}
 	return c, nil
@@ -48,7 +48,7 @@ func New(client kubernetes.Interface, jobs batchinformers.JobInformer) (*Control
 
 // Run deletes expired Jobs with workers goroutines until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	workload.Run(ctx, c.queue, workers, c.sync, c.synced)
+	loop.Run(ctx, c.queue, workers, c.sync, c.synced)
 }
 
 func (c *Controller) sync(ctx context.Context, key string) error {

@@ -8,6 +8,9 @@
 // port at all: it serves clients on a unix socket in its own directory (Dir/etcd.sock, the
 // directory 0700, the socket 0600), which only this user (and root) can open, the same people
 // who can read its data files anyway. A lone member has no peers, so it listens for none.
+//
+// It also owns the files in a chain's data dir that name the etcd in use, embedded or external
+// (WriteEndpoints at start; ReadEndpoints and ReadClientTLS for `chain etcdctl`).
 package etcd
 
 import (

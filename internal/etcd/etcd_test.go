@@ -14,7 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/apichain/apichain/internal/etcd"
-	"github.com/apichain/apichain/internal/procnet"
+	"github.com/apichain/apichain/test/procnet"
 )
 
 // TestOnlyThisUserReachesEtcd: the member opens no TCP port, only a socket in its directory,

@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // badCase is one malformed request and the 4xx Status it must get.
@@ -159,12 +160,12 @@ func (tg badTarget) corpus() []badCase {
 // CRDs and APIServices (the Aggregator). Each gets a 4xx Status saying what is wrong, from the
 // server it was for, never a 5xx; the chain is ready afterwards.
 func TestBadRequestsGetStatusErrors(t *testing.T) {
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	crd := badRequestsCRD(t)
 	seed := func(path, body string) {
 		t.Helper()
-		if resp, b := do(t, shared.Admin, "POST", path, []byte(body), "application/json"); resp.StatusCode != http.StatusCreated {
+		if resp, b := testchain.Do(t, shared.Admin, "POST", path, []byte(body), "application/json"); resp.StatusCode != http.StatusCreated {
 			t.Fatalf("creating %s: %d %s", path, resp.StatusCode, b)
 		}
 	}
@@ -253,7 +254,7 @@ func checkBadRequest(t *testing.T, cfg *rest.Config, server string, tc badCase) 
 	if tc.head && server != "" {
 		server = "aggregator"
 	}
-	resp, body := do(t, cfg, tc.method, tc.path, []byte(tc.body), tc.contentType)
+	resp, body := testchain.Do(t, cfg, tc.method, tc.path, []byte(tc.body), tc.contentType)
 	if resp.StatusCode >= 500 {
 		t.Fatalf("%s %s: %d %s", tc.method, tc.path, resp.StatusCode, truncate(body))
 	}
@@ -294,7 +295,7 @@ func expectReady(t *testing.T, c *chain.Chain) {
 		t.Fatalf("the chain stopped: %v", c.Err())
 	default:
 	}
-	if resp, body := get(t, c, "/readyz"); resp.StatusCode != 200 || string(body) != "ok" {
+	if resp, body := testchain.Get(t, c, "/readyz"); resp.StatusCode != 200 || string(body) != "ok" {
 		t.Errorf("/readyz: %d %s", resp.StatusCode, body)
 	}
 }
@@ -321,7 +322,7 @@ func badRequestsCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Delete(context.Background(), crd.Name, metav1.DeleteOptions{}) })
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		got, err := client.Get(ctx, crd.Name, metav1.GetOptions{})
 		if err != nil {
 			return false
@@ -334,8 +335,8 @@ func badRequestsCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
 		return false
 	})
 	// Established, and served: discovery of the group can lag a moment behind the condition.
-	waitFor(t, func() bool {
-		resp, _ := get(t, shared, "/apis/"+group+"/v1/widgets")
+	testchain.WaitFor(t, func() bool {
+		resp, _ := testchain.Get(t, shared, "/apis/"+group+"/v1/widgets")
 		return resp.StatusCode == 200
 	})
 	return created

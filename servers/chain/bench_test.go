@@ -18,8 +18,8 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // BenchmarkDelegation measures what the chain's delegation costs: the same GET of a ConfigMap,

@@ -2,19 +2,13 @@ package chain
 
 import (
 	"fmt"
-	"net/http"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
-	"k8s.io/apiserver/pkg/endpoints/request"
 
 	genericapifilters "k8s.io/apiserver/pkg/endpoints/filters"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/util/notfoundhandler"
 
 	"github.com/apichain/apichain/servers/aggregator"
+	"github.com/apichain/apichain/servers/chain/departures"
 )
 
 // CreateServerChain builds the three servers inner-first and links them by delegation, as
@@ -23,10 +17,9 @@ import (
 func CreateServerChain(c CompletedConfig) (*aggregator.Server, error) {
 	// Unknown paths end here: 503 until every server has installed its routes (so that a client
 	// racing start-up never takes a 404 for an answer), 404 after.
-	notFound := notFoundStatus{
-		serializer: c.Core.Generic.Serializer,
-		starting:   notfoundhandler.New(c.Core.Generic.Serializer, genericapifilters.NoMuxAndDiscoveryIncompleteKey),
-	}
+	notFoundHandler := notfoundhandler.New(c.Core.Generic.Serializer, genericapifilters.NoMuxAndDiscoveryIncompleteKey)
+	// Departure: the 404 is a NotFound Status, not plain text (package departures).
+	notFound := departures.NotFoundAsStatus(notFoundHandler, c.Core.Generic.Serializer)
 	notFoundServer := genericapiserver.NewEmptyDelegateWithCustomHandler(answeredBy(serverNotFound, notFound))
 
 	extensionsServer, err := c.Extensions.New(notFoundServer)
@@ -51,25 +44,4 @@ func CreateServerChain(c CompletedConfig) (*aggregator.Server, error) {
 	}
 	c.label.apiServices = aggregatorServer.APIRegistrationInformers.Apiregistration().V1().APIServices().Lister()
 	return aggregatorServer, nil
-}
-
-// notFoundStatus is upstream's notfoundhandler, whose 404 is the plain text "404 page not found",
-// answering the 404 as a NotFound Status instead, as every other error of the chain is.
-type notFoundStatus struct {
-	serializer runtime.NegotiatedSerializer
-	starting   http.Handler
-}
-
-func (h notFoundStatus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !genericapifilters.NoMuxAndDiscoveryIncompleteKey(r.Context()) {
-		h.starting.ServeHTTP(w, r) // 503: try again
-		return
-	}
-	gv, verb, gr, name := schema.GroupVersion{}, "get", schema.GroupResource{}, ""
-	if info, ok := request.RequestInfoFrom(r.Context()); ok {
-		gv = schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
-		verb, gr, name = info.Verb, schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, info.Name
-	}
-	err := apierrors.NewGenericServerResponse(http.StatusNotFound, verb, gr, name, "", 0, false)
-	responsewriters.ErrorNegotiated(err, h.serializer, gv, w, r)
 }

@@ -4,62 +4,34 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/apichain/apichain/internal/pki"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // shared is one chain for the tests that only read or create uniquely named objects.
 var shared *chain.Chain
 
-func TestMain(m *testing.M) {
-	// A fuzzing run (go test -fuzz, in the coordinator and in every worker it starts) runs
-	// only a fuzz target, which needs no chain: start none.
-	flag.Parse()
-	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
-		os.Exit(m.Run())
-	}
-	dir, err := os.MkdirTemp("", "chain-test-")
-	if err != nil {
-		panic(err)
-	}
-	o := testchain.NewOptions(dir)
-	shared, err = testchain.StartWith(o, io.Discard)
-	if err != nil {
-		os.RemoveAll(dir)
-		panic(err)
-	}
-	code := m.Run()
-	if err := shared.Stop(); err != nil {
-		code = 1
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testchain.Main(m, &shared) }
 
 func TestStartPrintsProgressAndWritesKubeconfig(t *testing.T) {
-	o := testchain.NewOptions(t.TempDir())
+	dir := t.TempDir()
 	var out bytes.Buffer
-	c, err := testchain.StartWith(o, &out)
+	c, err := testchain.StartIn(dir, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +43,7 @@ func TestStartPrintsProgressAndWritesKubeconfig(t *testing.T) {
 		}
 	}
 	// The kubeconfig works on its own: user admin in system:masters, the server CA trusted.
-	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(o.DataDir, "admin.kubeconfig"))
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "admin.kubeconfig"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,55 +51,12 @@ func TestStartPrintsProgressAndWritesKubeconfig(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "kube-system", metav1.GetOptions{}); err != nil {
 		t.Errorf("with admin.kubeconfig: %v", err)
 	}
-	if st, err := os.Stat(filepath.Join(o.DataDir, "admin.kubeconfig")); err != nil || st.Mode().Perm() != 0o600 {
+	if st, err := os.Stat(filepath.Join(dir, "admin.kubeconfig")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("admin.kubeconfig mode = %v, %v; want 0600", st.Mode(), err)
 	}
-	if st, err := os.Stat(filepath.Join(o.DataDir, "pki", "ca.key")); err != nil || st.Mode().Perm() != 0o600 {
+	if st, err := os.Stat(filepath.Join(dir, "pki", "ca.key")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("ca.key mode = %v, %v; want 0600", st.Mode(), err)
 	}
-}
-
-// get does a raw GET as admin and returns the response (body read into the returned bytes).
-func get(t *testing.T, c *chain.Chain, path string) (*http.Response, []byte) {
-	t.Helper()
-	return do(t, c.Admin, http.MethodGet, path, nil, "")
-}
-
-func do(t *testing.T, cfg *rest.Config, method, path string, body []byte, contentType string) (*http.Response, []byte) {
-	t.Helper()
-	h := map[string]string{}
-	if contentType != "" {
-		h["Content-Type"] = contentType
-	}
-	return request(t, cfg, method, path, body, h)
-}
-
-func doAccept(t *testing.T, cfg *rest.Config, path, accept string) (*http.Response, []byte) {
-	t.Helper()
-	return request(t, cfg, http.MethodGet, path, nil, map[string]string{"Accept": accept})
-}
-
-// request sends one raw request with cfg's credentials and returns the response and its body.
-func request(t *testing.T, cfg *rest.Config, method, path string, body []byte, headers map[string]string) (*http.Response, []byte) {
-	t.Helper()
-	transport, err := rest.TransportFor(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(method, cfg.Host+path, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := (&http.Client{Transport: transport}).Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, b
 }
 
 func TestChainServerHeaderShowsWhoAnswered(t *testing.T) {
@@ -147,7 +76,7 @@ func TestChainServerHeaderShowsWhoAnswered(t *testing.T) {
 		{"/no/such/path", "not-found", 404},
 	}
 	for _, tc := range cases {
-		resp, body := get(t, shared, tc.path)
+		resp, body := testchain.Get(t, shared, tc.path)
 		if got := resp.Header.Get(chain.ChainServerHeader); got != tc.server || resp.StatusCode != tc.code {
 			t.Errorf("GET %s: %s=%q, code %d; want %q, %d\n%s", tc.path, chain.ChainServerHeader, got, resp.StatusCode, tc.server, tc.code, body)
 		}
@@ -155,7 +84,7 @@ func TestChainServerHeaderShowsWhoAnswered(t *testing.T) {
 }
 
 func TestUnknownGroupIsNotFoundStatus(t *testing.T) {
-	resp, body := get(t, shared, "/apis/nope.example.com/v1/things")
+	resp, body := testchain.Get(t, shared, "/apis/nope.example.com/v1/things")
 	var st metav1.Status
 	if err := json.Unmarshal(body, &st); err != nil || st.Kind != "Status" {
 		t.Fatalf("body is not a Status: %v: %s", err, body)
@@ -168,17 +97,17 @@ func TestUnknownGroupIsNotFoundStatus(t *testing.T) {
 func TestAuthentication(t *testing.T) {
 	// Anonymous: the public-info paths only.
 	anon := rest.AnonymousClientConfig(shared.Admin)
-	if resp, body := do(t, anon, http.MethodGet, "/readyz", nil, ""); resp.StatusCode != 200 || string(body) != "ok" {
+	if resp, body := testchain.Do(t, anon, http.MethodGet, "/readyz", nil, ""); resp.StatusCode != 200 || string(body) != "ok" {
 		t.Errorf("anonymous /readyz: %d %s", resp.StatusCode, body)
 	}
-	if resp, body := do(t, anon, http.MethodGet, "/api/v1/namespaces", nil, ""); resp.StatusCode != 403 ||
+	if resp, body := testchain.Do(t, anon, http.MethodGet, "/api/v1/namespaces", nil, ""); resp.StatusCode != 403 ||
 		!strings.Contains(string(body), `namespaces is forbidden: User \"system:anonymous\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope`) {
 		t.Errorf("anonymous list namespaces: %d %s", resp.StatusCode, body)
 	}
 	// A client certificate from another CA is not accepted.
 	other := rest.AnonymousClientConfig(shared.Admin)
 	other.TLSClientConfig.CertData, other.TLSClientConfig.KeyData = foreignAdminCert(t)
-	if resp, body := do(t, other, http.MethodGet, "/api/v1/namespaces", nil, ""); resp.StatusCode != 401 && resp.StatusCode != 403 {
+	if resp, body := testchain.Do(t, other, http.MethodGet, "/api/v1/namespaces", nil, ""); resp.StatusCode != 401 && resp.StatusCode != 403 {
 		t.Errorf("foreign client cert: %d %s", resp.StatusCode, body)
 	}
 }
@@ -201,26 +130,13 @@ func foreignAdminCert(t *testing.T) ([]byte, []byte) {
 	return certPEM, keyPEM
 }
 
-func clients(t *testing.T) (kubernetes.Interface, dynamic.Interface) {
-	return testchain.Clients(t, shared)
-}
-
-// waitFor polls cond until it holds, failing the test after 30 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
-		func(context.Context) (bool, error) { return cond(), nil }); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestProtobufClient(t *testing.T) {
 	cfg := rest.CopyConfig(shared.Admin)
 	cfg.ContentType = "application/vnd.kubernetes.protobuf"
 	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "pb"}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -228,14 +144,14 @@ func TestProtobufClient(t *testing.T) {
 	if err != nil || cm.Data["a"] != "b" {
 		t.Fatalf("protobuf get: %v", err)
 	}
-	resp, body := doAccept(t, shared.Admin, "/api/v1/namespaces/"+ns+"/configmaps/pb", "application/vnd.kubernetes.protobuf")
+	resp, body := testchain.Request(t, shared.Admin, http.MethodGet, "/api/v1/namespaces/"+ns+"/configmaps/pb", nil, map[string]string{"Accept": "application/vnd.kubernetes.protobuf"})
 	if resp.Header.Get("Content-Type") != "application/vnd.kubernetes.protobuf" || !bytes.HasPrefix(body, []byte("k8s\x00")) {
 		t.Errorf("not protobuf: %s", resp.Header.Get("Content-Type"))
 	}
 }
 
 func TestNonAdminIsForbidden(t *testing.T) {
-	_, err := kubernetes.NewForConfigOrDie(userConfig(t, "bob", "devs")).CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{})
+	_, err := kubernetes.NewForConfigOrDie(testchain.UserConfig(t, shared, "bob", "devs")).CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{})
 	want := `pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"`
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), want) {
 		t.Errorf("bob lists pods: %v, want Forbidden %q", err, want)
@@ -243,12 +159,12 @@ func TestNonAdminIsForbidden(t *testing.T) {
 }
 
 func TestVersionAndReadyzVerbose(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	v, err := cs.Discovery().ServerVersion()
 	if err != nil || v.Major != "1" || v.Minor != "37" || !strings.HasPrefix(v.GitVersion, "v1.37.") || !strings.HasSuffix(v.GitVersion, "+apichain") {
 		t.Errorf("version %+v %v", v, err)
 	}
-	_, body := get(t, shared, "/readyz?verbose")
+	_, body := testchain.Get(t, shared, "/readyz?verbose")
 	for _, hook := range []string{
 		"poststarthook/start-apiextensions-controllers", "poststarthook/crd-informer-synced", // ApiExtensions
 		"poststarthook/start-core-system-namespaces", "poststarthook/start-core-kubernetes-service", // Core

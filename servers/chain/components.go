@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/apichain/apichain/controllers"
 	corereg "github.com/apichain/apichain/servers/core/registry/core"
@@ -17,18 +18,23 @@ import (
 // componentstatuses. kube-apiserver probes their /healthz on 127.0.0.1; the chain runs them
 // itself, as controllers (controllers/), so the truth is here: healthy when this instance runs
 // them, that is when --controllers enables them, the post-start hook that starts them has
-// finished, and (with --leader-elect) this instance holds the controllers' Lease.
-func componentProbes(o CompletedOptions, client kubernetes.Interface, identity string) map[string]corereg.Probe {
+// finished, and (with --leader-elect) this instance holds the controllers' Lease. They ask
+// through loopback, the configuration of the instance's client of itself.
+func componentProbes(o CompletedOptions, loopback *rest.Config, identity string) map[string]corereg.Probe {
 	var managed []string
 	for _, name := range controllers.Names() {
 		if name != controllers.Scheduler && name != controllers.SimulatedKubelet {
 			managed = append(managed, name)
 		}
 	}
+	client, err := kubernetes.NewForConfig(loopback)
 	running := func(names []string, disabled string) corereg.Probe {
 		return func(ctx context.Context) corereg.Health {
 			if !slices.ContainsFunc(names, o.ControllerEnabled) {
 				return corereg.Health{Message: disabled}
+			}
+			if err != nil {
+				return corereg.Health{Message: fmt.Sprintf("cannot ask this instance: %v", err)}
 			}
 			return controllersRunning(ctx, o, client, identity)
 		}

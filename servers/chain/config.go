@@ -24,12 +24,14 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	aggregatorapiserver "k8s.io/kube-aggregator/pkg/apiserver"
 
 	"github.com/apichain/apichain/internal/etcdstorage"
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/internal/version"
 	"github.com/apichain/apichain/servers/aggregator"
 	chainadmission "github.com/apichain/apichain/servers/chain/admission"
+	"github.com/apichain/apichain/servers/chain/departures"
 	"github.com/apichain/apichain/servers/core"
 	corereg "github.com/apichain/apichain/servers/core/registry/core"
 	"github.com/apichain/apichain/servers/extensions"
@@ -57,6 +59,67 @@ type Config struct {
 // kube-apiserver's order (BuildGenericConfig, then CreateKubeAPIServerConfig,
 // CreateAPIExtensionsConfig, CreateAggregatorConfig). It opens the listener; it starts nothing.
 func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Config, error) {
+	generic, err := buildGenericConfig(o, files)
+	if err != nil {
+		return nil, err
+	}
+	etcd := etcdOptions(etcdServers, o)
+
+	kubelets, err := kubeletClient(files)
+	if err != nil {
+		return nil, err
+	}
+	coreConfig, err := core.NewConfig(*generic.Config, generic.informers, *etcd, core.Extra{
+		Kubelets:              kubelets,
+		ServiceClusterIPRange: o.ServiceClusterIPRange,
+		KubernetesServicePort: listenerPort(generic.SecureServing.Listener),
+		Authentication:        generic.auth.published,
+		ServiceAccountTokens:  generic.auth.serviceAccountTokens,
+		Components:            componentProbes(o, generic.LoopbackClientConfig, generic.APIServerID),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("core config: %w", err)
+	}
+	extensionsConfig, err := extensions.NewConfig(*generic.Config, generic.informers, *etcd)
+	if err != nil {
+		return nil, fmt.Errorf("apiextensions config: %w", err)
+	}
+	aggregatorConfig, err := aggregator.NewConfig(*generic.Config, generic.informers, *etcd, aggregator.Extra{
+		ProxyClientCertFile: files.FrontProxyClientCert,
+		ProxyClientKeyFile:  files.FrontProxyClientKey,
+		ServiceResolver:     generic.serviceResolver,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("aggregator config: %w", err)
+	}
+	// Every store of the three servers on one etcd client per etcd cluster (internal/etcdstorage).
+	clients := etcdstorage.NewClients()
+	stores := func(g genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
+		// Departure: etcd's errors are Statuses (413, 504, 500 with a reason).
+		return departures.StorageErrorsAsStatus(clients.RESTOptionsGetter(g, etcd.EnableWatchCache))
+	}
+	coreConfig.Generic.RESTOptionsGetter = stores(coreConfig.Generic.RESTOptionsGetter)
+	extensionsConfig.GenericConfig.RESTOptionsGetter = stores(extensionsConfig.GenericConfig.RESTOptionsGetter)
+	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = stores(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter)
+	aggregatorConfig.GenericConfig.RESTOptionsGetter = stores(aggregatorConfig.GenericConfig.RESTOptionsGetter)
+	return &Config{Options: o, PKI: files, Informers: generic.informers, label: generic.label,
+		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
+}
+
+// genericConfig is what buildGenericConfig makes: the one generic configuration the three
+// servers share, and what their own configurations take from its making.
+type genericConfig struct {
+	*genericapiserver.Config
+	informers       informers.SharedInformerFactory
+	auth            *authentication
+	serviceResolver aggregatorapiserver.ServiceResolver
+	label           *aggregatorLabel
+}
+
+// buildGenericConfig builds the shared generic configuration, as kube-apiserver's
+// BuildGenericConfig does: handler chain, serving, loopback client, informers, authentication,
+// authorization, admission, OpenAPI, discovery.
+func buildGenericConfig(o CompletedOptions, files pki.Files) (genericConfig, error) {
 	generic := genericapiserver.NewConfig(serializer.NewCodecFactory(metaScheme()))
 	generic.EffectiveVersion = version.Effective()
 	// Bounds every request but watches (504 Timeout after it), as kube-apiserver's
@@ -71,27 +134,26 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	// kube-apiserver treats these as long-running, exempt from the request timeout.
 	generic.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(
 		sets.NewString("watch", "proxy"), sets.NewString("attach", "exec", "proxy", "log", "portforward"))
+	// kube-apiserver's filter chain, around a handler that names the server answering
+	// (X-Chain-Server, remote.go).
 	label := &aggregatorLabel{}
 	generic.BuildHandlerChainFunc = func(apiHandler http.Handler, c *genericapiserver.Config) http.Handler {
-		// withBadInputAs4xx: 400 for bad input kube-apiserver answers 500 (badrequest.go).
-		apiHandler = withBadInputAs4xx(apiHandler, c.Serializer, label.remoteAPIService)
-		// A request that runs out of time gets a 504, not a lost connection (deadline.go).
-		apiHandler = withAnswerBeforeDeadline(apiHandler, label.remoteAPIService)
-		// An HTTP/1 request answered before its body was read keeps its connection (earlyanswer.go).
-		return withBodyReadAfterAnswer(genericapiserver.DefaultBuildHandlerChain(label.wrap(apiHandler), c), c.MaxRequestBodyBytes)
+		return genericapiserver.DefaultBuildHandlerChain(label.wrap(apiHandler), c)
 	}
+	// Departures from it (package departures): bad input answered 4xx, a 504 before the
+	// deadline, the body of an early-answered HTTP/1 request read.
+	generic.BuildHandlerChainFunc = departures.WrapHandlerChain(generic.BuildHandlerChainFunc, label.remoteAPIService)
 
-	serving, err := secureServing(o, files)
+	// Departure: on shutdown the listener closes the connections clients keep open, once the
+	// requests that the head's WithWaitGroup filter counts are answered (k8s.io/apiserver's own
+	// shutdown waits on them too; every server's config derives from this one and shares it).
+	serving, err := secureServing(o, files, generic.NonLongRunningRequestWaitGroup.Wait)
 	if err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	if err := applySecureServing(serving, &generic.SecureServing, &generic.LoopbackClientConfig); err != nil {
-		return nil, fmt.Errorf("secure serving on %s:%d: %w", o.BindAddress, o.SecurePort, err)
+		return genericConfig{}, fmt.Errorf("secure serving on %s:%d: %w", o.BindAddress, o.SecurePort, err)
 	}
-	// On shutdown the listener closes the connections clients keep open once the requests in
-	// flight are answered: what the head's WithWaitGroup filter counts, and k8s.io/apiserver's
-	// own shutdown waits on (every server's config derives from this one and shares it).
-	serving.Listener.(*closingListener).waitDrained = generic.NonLongRunningRequestWaitGroup.Wait
 	generic.PublicAddress = publicAddress(o.BindIP)
 	// The servers talk to themselves in protobuf, uncompressed, as kube-apiserver does.
 	generic.LoopbackClientConfig.ContentType = runtime.ContentTypeProtobuf
@@ -99,79 +161,38 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 
 	client, err := kubernetes.NewForConfig(generic.LoopbackClientConfig)
 	if err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	sharedInformers := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute,
 		informers.WithTransform(dropManagedFields))
 
 	auth, err := newAuthentication(o, files)
 	if err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	if err := auth.applyTo(generic, sharedInformers, client); err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	if err := applyAuthorization(generic, sharedInformers); err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	genericapiserver.AuthorizeClientBearerToken(generic.LoopbackClientConfig, &generic.Authentication, &generic.Authorization)
 
 	// One resolver of Services to addresses, for the aggregator's proxy and the admission webhooks.
 	serviceResolver, err := aggregator.NewServiceResolver(sharedInformers, generic.LoopbackClientConfig.Host)
 	if err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	if err := applyAdmission(generic, sharedInformers, client, serviceResolver); err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	if err := applyOpenAPI(generic); err != nil {
-		return nil, err
+		return genericConfig{}, err
 	}
 	generic.AggregatedDiscoveryGroupManager = aggregated.NewResourceManager("apis")
 	// One identity per instance, not per host as upstream's default: two instances may share a host.
 	generic.APIServerID = instanceID(o.DataDir)
-
-	etcd := etcdOptions(etcdServers, o)
-
-	kubelets, err := kubeletClient(files)
-	if err != nil {
-		return nil, err
-	}
-	coreConfig, err := core.NewConfig(*generic, sharedInformers, *etcd, core.Extra{
-		Kubelets:              kubelets,
-		ServiceClusterIPRange: o.ServiceClusterIPRange,
-		KubernetesServicePort: listenerPort(generic.SecureServing.Listener),
-		Authentication:        auth.published,
-		ServiceAccountTokens:  auth.serviceAccountTokens,
-		Components:            componentProbes(o, client, generic.APIServerID),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("core config: %w", err)
-	}
-	extensionsConfig, err := extensions.NewConfig(*generic, sharedInformers, *etcd)
-	if err != nil {
-		return nil, fmt.Errorf("apiextensions config: %w", err)
-	}
-	aggregatorConfig, err := aggregator.NewConfig(*generic, sharedInformers, *etcd, aggregator.Extra{
-		ProxyClientCertFile: files.FrontProxyClientCert,
-		ProxyClientKeyFile:  files.FrontProxyClientKey,
-		ServiceResolver:     serviceResolver,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("aggregator config: %w", err)
-	}
-	// Every store of the three servers on one etcd client per etcd cluster (internal/etcdstorage),
-	// answering etcd's errors as Statuses (storageerrors.go).
-	clients := etcdstorage.NewClients()
-	stores := func(g genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
-		return storageErrorsAsStatus(clients.RESTOptionsGetter(g, etcd.EnableWatchCache))
-	}
-	coreConfig.Generic.RESTOptionsGetter = stores(coreConfig.Generic.RESTOptionsGetter)
-	extensionsConfig.GenericConfig.RESTOptionsGetter = stores(extensionsConfig.GenericConfig.RESTOptionsGetter)
-	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = stores(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter)
-	aggregatorConfig.GenericConfig.RESTOptionsGetter = stores(aggregatorConfig.GenericConfig.RESTOptionsGetter)
-	return &Config{Options: o, PKI: files, Informers: sharedInformers, label: label,
-		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
+	return genericConfig{Config: generic, informers: sharedInformers, auth: auth, serviceResolver: serviceResolver, label: label}, nil
 }
 
 // CompletedConfig is a Config on which Complete has run.
@@ -196,8 +217,9 @@ func (c *Config) Complete() CompletedConfig {
 }
 
 // secureServing serves the chain's certificate on the bind address (applySecureServing adds the
-// loopback client for the servers' own use).
-func secureServing(o CompletedOptions, files pki.Files) (*genericoptions.SecureServingOptions, error) {
+// loopback client for the servers' own use). On shutdown, once waitDrained returns, its listener
+// closes the connections clients keep open (departures.NewClosingListener).
+func secureServing(o CompletedOptions, files pki.Files, waitDrained func()) (*genericoptions.SecureServingOptions, error) {
 	s := genericoptions.NewSecureServingOptions()
 	s.BindAddress = o.BindIP
 	s.BindPort = o.SecurePort
@@ -205,12 +227,12 @@ func secureServing(o CompletedOptions, files pki.Files) (*genericoptions.SecureS
 	s.ServerCert.CertKey.KeyFile = files.ServingKey
 	// The chain makes its listener itself: upstream reads port 0 as "do not serve", where for
 	// the chain it means "any free port"; and the listener closes idle connections on shutdown
-	// (closingListener).
+	// (a departure).
 	l, port, err := genericoptions.CreateListener("tcp", net.JoinHostPort(o.BindIP.String(), strconv.Itoa(o.SecurePort)), net.ListenConfig{})
 	if err != nil {
 		return nil, fmt.Errorf("failed to create listener: %w", err)
 	}
-	s.Listener, s.BindPort = newClosingListener(l), port
+	s.Listener, s.BindPort = departures.NewClosingListener(l, waitDrained), port
 	if errs := s.Validate(); len(errs) > 0 {
 		return nil, errs[0]
 	}

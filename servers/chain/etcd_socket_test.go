@@ -12,8 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/commands"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestEtcdSocketServesEtcdctlAndASecondInstance: the embedded etcd is a unix socket in the
@@ -30,7 +31,7 @@ func TestEtcdSocketServesEtcdctlAndASecondInstance(t *testing.T) {
 		t.Fatalf("etcd-endpoints %q, want %s", b, want)
 	}
 
-	cmd := chain.NewCommand()
+	cmd := commands.NewCommand()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetArgs([]string{"etcdctl", "--data-dir", dir, "get", "/registry/namespaces/kube-system"})

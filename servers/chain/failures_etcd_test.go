@@ -21,8 +21,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // testRequestTimeout is the --request-timeout of the failure tests' chains: short, so that what
@@ -64,8 +64,8 @@ func TestEtcdUnreachable(t *testing.T) {
 	etcd.stop()
 	stopped := time.Now()
 	var readyz []byte
-	waitFor(t, func() bool {
-		resp, body := get(t, c, "/readyz?verbose")
+	testchain.WaitFor(t, func() bool {
+		resp, body := testchain.Get(t, c, "/readyz?verbose")
 		readyz = body
 		return resp.StatusCode != http.StatusOK && strings.Contains(string(body), "[-]etcd failed")
 	})
@@ -125,8 +125,8 @@ func TestEtcdUnreachable(t *testing.T) {
 
 	etcd.start(t)
 	restarted := time.Now()
-	waitFor(t, func() bool {
-		resp, _ := get(t, c, "/readyz")
+	testchain.WaitFor(t, func() bool {
+		resp, _ := testchain.Get(t, c, "/readyz")
 		return resp.StatusCode == http.StatusOK
 	})
 	recovered := time.Since(restarted)
@@ -162,12 +162,12 @@ func TestEtcdErrorsAreStatuses(t *testing.T) {
 	c := testchain.Start(t, func(o *chain.Options) { o.EtcdServers = []string{etcd.clientURL.String()} })
 	cms := "/api/v1/namespaces/default/configmaps"
 	data := strings.Repeat("x", 900*1024)
-	if resp, body := do(t, c.Admin, http.MethodPost, cms, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fill"}}`), "application/json"); resp.StatusCode != http.StatusCreated {
+	if resp, body := testchain.Do(t, c.Admin, http.MethodPost, cms, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fill"}}`), "application/json"); resp.StatusCode != http.StatusCreated {
 		t.Fatalf("creating: %d %s", resp.StatusCode, body)
 	}
 	// Each update keeps the old revision: etcd fills up.
 	for i := 0; ; i++ {
-		resp, body := do(t, c.Admin, http.MethodPut, cms+"/fill", []byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fill"},"data":{"a":"%d%s"}}`, i, data)), "application/json")
+		resp, body := testchain.Do(t, c.Admin, http.MethodPut, cms+"/fill", []byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fill"},"data":{"a":"%d%s"}}`, i, data)), "application/json")
 		if resp.StatusCode != http.StatusOK {
 			break
 		}
@@ -181,7 +181,7 @@ func TestEtcdErrorsAreStatuses(t *testing.T) {
 		{http.MethodPatch, cms + "/fill", "application/merge-patch+json", `{"data":{"a":"c"}}`},
 		{http.MethodPatch, cms + "/fill?fieldManager=x&force=true", "application/apply-patch+yaml", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fill"},"data":{"a":"d"}}`},
 	} {
-		resp, body := do(t, c.Admin, tc.method, tc.path, []byte(tc.body), tc.contentType)
+		resp, body := testchain.Do(t, c.Admin, tc.method, tc.path, []byte(tc.body), tc.contentType)
 		var st metav1.Status
 		if err := json.Unmarshal(body, &st); err != nil || resp.StatusCode != http.StatusInternalServerError || st.Reason != metav1.StatusReasonInternalError ||
 			!strings.Contains(st.Message, "database space exceeded") {

@@ -28,9 +28,9 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
 	"github.com/apichain/apichain/servers/metrics"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 const nodeMetricsPath = "/apis/metrics.k8s.io/v1beta1/nodes"
@@ -292,7 +292,7 @@ func newBystanders(t *testing.T, c *chain.Chain) *bystanders {
 	if _, err := ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		got, err := ext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
 		return err == nil && slices.ContainsFunc(got.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
 			return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
@@ -300,7 +300,7 @@ func newBystanders(t *testing.T, c *chain.Chain) *bystanders {
 	})
 	dyn := dynamic.NewForConfigOrDie(c.Admin).Resource(schema.GroupVersionResource{Group: "failures.example.com", Version: "v1", Resource: "gadgets"}).Namespace("default")
 	b := &bystanders{cs: fastClient(t, c.Admin), dyn: dyn}
-	waitFor(t, func() bool { return b.once() == nil })
+	testchain.WaitFor(t, func() bool { return b.once() == nil })
 	return b
 }
 

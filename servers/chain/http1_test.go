@@ -89,7 +89,7 @@ func (c *http1Client) close() {
 // carry, each written whole before its answer is read. Every one must get its answer and the
 // connection must stay open for the next: before withBodyReadAfterAnswer (earlyanswer.go),
 // net/http closed it after any such answer to a body over 256 KiB, and a client still writing
-// the body lost the answer too (issue 19).
+// the body lost the answer too.
 func TestHTTP1EarlyAnswerKeepsConnection(t *testing.T) {
 	client, err := newHTTP1Client(shared.Admin)
 	if err != nil {

@@ -3,7 +3,6 @@ package chain_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,7 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/apichain/apichain/internal/testchain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestWatchersUnderLoad: 100 watchers of the ConfigMaps of one namespace, all from the same
@@ -41,8 +40,8 @@ func TestWatchersUnderLoad(t *testing.T) {
 		t.Skip("100 watchers × 10,000 writes: skipped with -short")
 	}
 	const watchers, writers, writes = 100, 20, 10_000
-	o := testchain.NewOptions(t.TempDir())
-	c, err := testchain.StartWith(o, io.Discard)
+	dir := t.TempDir()
+	c, err := testchain.StartIn(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,12 +139,12 @@ func TestWatchersUnderLoad(t *testing.T) {
 
 	// Too old: compact etcd at the last write, as kube-apiserver's compactor does every
 	// 5 minutes, and restart the chain so that its watch cache starts after the compaction.
-	compactEtcd(t, o.DataDir, int64(want[len(want)-1]))
+	compactEtcd(t, dir, int64(want[len(want)-1]))
 	stopped = true
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	c, err = testchain.StartWith(o, io.Discard)
+	c, err = testchain.StartIn(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

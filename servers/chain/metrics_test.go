@@ -16,9 +16,10 @@ import (
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
 	"github.com/apichain/apichain/servers/metrics"
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestKubectlTopPath follows the path `kubectl top` takes, with client-go: the aggregator routes
@@ -38,13 +39,13 @@ func TestKubectlTopPath(t *testing.T) {
 	for _, name := range []string{"v1beta1.metrics.k8s.io", "v1.metrics.k8s.io"} {
 		poll(t, 60*time.Second, func() bool {
 			s, err := ac.ApiregistrationV1().APIServices().Get(ctx, name, metav1.GetOptions{})
-			return err == nil && available(s) && s.Spec.Service != nil && s.Spec.Service.Name == "metrics-server" &&
+			return err == nil && coretest.Available(s) && s.Spec.Service != nil && s.Spec.Service.Name == "metrics-server" &&
 				len(s.Spec.CABundle) > 0 && !s.Spec.InsecureSkipTLSVerify
 		})
 	}
 
 	// A pod, scheduled and running, with its usage set by annotation.
-	p := pod("web")
+	p := coretest.Pod("web")
 	p.Annotations = map[string]string{"apichain.io/cpu-usage": "250m", "apichain.io/memory-usage": "64Mi"}
 	if _, err := cs.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestKubectlTopPath(t *testing.T) {
 		}
 	}
 	// The header names the remote server that answered.
-	resp, _ := request(t, c.Admin, "GET", "/apis/metrics.k8s.io/v1beta1/nodes", nil, nil)
+	resp, _ := testchain.Request(t, c.Admin, "GET", "/apis/metrics.k8s.io/v1beta1/nodes", nil, nil)
 	if got := resp.Header.Get(chain.ChainServerHeader); got != "remote:v1beta1.metrics.k8s.io" {
 		t.Errorf("%s = %q", chain.ChainServerHeader, got)
 	}
@@ -126,7 +127,7 @@ func TestMetricsServerDeathAndRecovery(t *testing.T) {
 	availability := func(want bool) func() bool {
 		return func() bool {
 			s, err := ac.ApiregistrationV1().APIServices().Get(ctx, "v1beta1.metrics.k8s.io", metav1.GetOptions{})
-			return err == nil && available(s) == want
+			return err == nil && coretest.Available(s) == want
 		}
 	}
 
@@ -142,11 +143,11 @@ func TestMetricsServerDeathAndRecovery(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	resp, body := request(t, c.Admin, "GET", "/apis/metrics.k8s.io/v1beta1/nodes", nil, nil)
+	resp, body := testchain.Request(t, c.Admin, "GET", "/apis/metrics.k8s.io/v1beta1/nodes", nil, nil)
 	if resp.StatusCode != 503 || time.Since(start) > 30*time.Second {
 		t.Errorf("metrics with the server down: %d after %v: %s", resp.StatusCode, time.Since(start), body)
 	}
-	if resp, _ := request(t, c.Admin, "GET", "/api/v1/namespaces", nil, nil); resp.StatusCode != 200 {
+	if resp, _ := testchain.Request(t, c.Admin, "GET", "/api/v1/namespaces", nil, nil); resp.StatusCode != 200 {
 		t.Errorf("core with the metrics server down: %d", resp.StatusCode)
 	}
 
@@ -155,7 +156,7 @@ func TestMetricsServerDeathAndRecovery(t *testing.T) {
 	defer stop()
 	poll(t, 90*time.Second, availability(true))
 	poll(t, 60*time.Second, func() bool {
-		resp, _ := request(t, c.Admin, "GET", "/apis/metrics.k8s.io/v1beta1/nodes", nil, nil)
+		resp, _ := testchain.Request(t, c.Admin, "GET", "/apis/metrics.k8s.io/v1beta1/nodes", nil, nil)
 		return resp.StatusCode == 200
 	})
 	stop()

@@ -6,7 +6,9 @@
 //
 // It also owns what kube-apiserver leaves to others: the PKI, the embedded etcd and the admin
 // kubeconfig. Options → Complete → Validate → NewConfig → Complete → CreateServerChain →
-// PrepareRun → Run.
+// PrepareRun → Run. Where the chain answers otherwise than kube-apiserver, on purpose, is in
+// package departures, added by one named call each; the X-Chain-Server header that names the
+// server answering (header.go, remote.go) is the chain's own teaching aid.
 package chain
 
 import (

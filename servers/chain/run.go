@@ -10,18 +10,14 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"runtime/debug"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
-	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/apichain/apichain/internal/etcd"
 	"github.com/apichain/apichain/internal/kubeconfig"
 	"github.com/apichain/apichain/internal/pki"
 )
@@ -105,170 +101,9 @@ func Start(ctx context.Context, o CompletedOptions, out io.Writer) (*Chain, erro
 	return start(ctx, o, progress{out: out, start: time.Now()})
 }
 
-func start(ctx context.Context, o CompletedOptions, p progress) (*Chain, error) {
-	restoreGC := relaxGC()
-	defer restoreGC()
-	ctx, cancel := context.WithCancel(ctx)
-	fail := func(err error) (*Chain, error) { cancel(); return nil, err }
-
-	// One instance per data dir: two embedded etcds (or two admin kubeconfigs) in one directory
-	// would wreck each other. Instances of one cluster share --pki-dir and --etcd-servers instead.
-	unlockDataDir, err := lockDataDir(o.DataDir)
-	if err != nil {
-		return fail(err)
-	}
-	fail = func(err error) (*Chain, error) { cancel(); unlockDataDir(); return nil, err }
-
-	files := pki.FilesIn(o.PKIDir)
-	created, err := pki.Ensure(files, servingNames(o))
-	if err != nil {
-		return fail(fmt.Errorf("pki: %w", err))
-	}
-	p.printf("pki: %s (%s)", map[bool]string{true: "created", false: "reused"}[created], files.Dir)
-
-	etcdServers := o.EtcdServers
-	var member *etcd.Server
-	if len(etcdServers) == 0 {
-		member, err = etcd.Start(ctx, etcd.Config{Dir: filepath.Join(o.DataDir, "etcd"), UnsafeNoFsync: o.UnsafeNoFsync})
-		if err != nil {
-			return fail(err)
-		}
-		etcdServers = []string{member.ClientURL}
-		p.printf("etcd: embedded member serving on %s, for this user only (data in %s)", member.ClientURL, filepath.Join(o.DataDir, "etcd"))
-	} else {
-		p.printf("etcd: external cluster %v%s", etcdServers, map[bool]string{true: " (TLS client certificate)", false: ""}[o.EtcdCertFile != ""])
-	}
-	if err := writeEtcdEndpoints(o.DataDir, etcdServers, etcdTLS{CAFile: o.EtcdCAFile, CertFile: o.EtcdCertFile, KeyFile: o.EtcdKeyFile}); err != nil {
-		if member != nil {
-			member.Close()
-		}
-		return fail(err)
-	}
-	closeEtcd := func() {
-		if member != nil {
-			member.Close()
-		}
-	}
-
-	config, err := NewConfig(o, files, etcdServers)
-	if err != nil {
-		closeEtcd()
-		return fail(fmt.Errorf("configuring the chain: %w", err))
-	}
-	completed := config.Complete()
-	url := "https://" + net.JoinHostPort(publicAddress(o.BindIP).String(), strconv.Itoa(listenerPort(config.Aggregator.GenericConfig.SecureServing.Listener)))
-	p.printf("config: one listener on %s, authentication (x509, front-proxy, tokens) and authorization (RBAC) at the head", url)
-
-	head, err := CreateServerChain(completed)
-	if err != nil {
-		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
-		closeEtcd()
-		return fail(err)
-	}
-	if err := addIdentityLease(head.GenericAPIServer, o); err != nil {
-		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
-		closeEtcd()
-		return fail(err)
-	}
-	if err := addControllers(head.GenericAPIServer, o, files); err != nil {
-		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
-		closeEtcd()
-		return fail(err)
-	}
-	prepared, err := head.PrepareRun()
-	if err != nil {
-		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
-		closeEtcd()
-		return fail(fmt.Errorf("preparing the chain: %w", err))
-	}
-	p.printf("servers: aggregator → core → apiextensions → not-found")
-	p.printf("identity: %s (Lease kube-system/%s)", head.GenericAPIServer.APIServerID, head.GenericAPIServer.APIServerID)
-
-	c := &Chain{URL: url, KubeconfigPath: filepath.Join(o.DataDir, "admin.kubeconfig"), PKI: files, cancel: cancel, done: make(chan struct{})}
-	c.head = head.GenericAPIServer.Handler
-	if core, ok := head.GenericAPIServer.NextDelegate().(*genericapiserver.GenericAPIServer); ok {
-		c.core = core.Handler
-	}
-	// A metrics server withdraws its registration when it stops (servers/metrics), through the
-	// chain; the chain accepts requests until its pre-shutdown hooks are done, so one of them
-	// waits for the addons (at most 15 s: a child that does not stop is killed after 10).
-	if err := head.GenericAPIServer.AddPreShutdownHook("stop-chain-addons", func() error {
-		stopped := make(chan struct{})
-		go func() { c.addons.Wait(); close(stopped) }()
-		select {
-		case <-stopped:
-		case <-time.After(15 * time.Second):
-		}
-		return nil
-	}); err != nil {
-		config.Aggregator.GenericConfig.SecureServing.Listener.Close()
-		closeEtcd()
-		return fail(err)
-	}
-	c.addons.Add(1)
-	runErr := make(chan error, 1)
-	go func() {
-		err := prepared.Run(ctx)
-		if err == nil && ctx.Err() == nil {
-			err = errors.New("the chain stopped serving")
-		}
-		cancel() // the servers stopped on their own: stop the addons too
-		c.err = err
-		runErr <- err
-		c.addons.Wait()
-		closeEtcd()
-		unlockDataDir()
-		close(c.done)
-	}()
-	abort := func(err error) (*Chain, error) {
-		cancel()
-		c.addons.Done()
-		<-c.done
-		return nil, err
-	}
-	if member != nil {
-		go func() {
-			select {
-			case err := <-member.Err():
-				if err != nil {
-					fmt.Fprintf(os.Stderr, "embedded etcd failed: %v\n", err)
-					cancel()
-				}
-			case <-c.done:
-			}
-		}()
-	}
-
-	admin, err := writeAdminKubeconfig(c.KubeconfigPath, url, files)
-	if err != nil {
-		return abort(err)
-	}
-	c.Admin = admin
-	p.printf("serving: %s", url)
-
-	if err := waitReady(ctx, admin, runErr, o.StartTimeout); err != nil {
-		return abort(err)
-	}
-	p.printf("ready: /readyz ok")
-	if err := startMetrics(ctx, o, files, url, p, &c.addons); err != nil {
-		return abort(fmt.Errorf("starting the metrics server: %w", err))
-	}
-	c.addons.Done()
-	// Start-up builds a lot that is garbage once the chain serves (the OpenAPI specs of every
-	// group, merged and marshalled; discovery documents; the first lists of every informer).
-	// Left alone, the Go runtime keeps that memory for minutes before it returns it to the
-	// OS; give it back now, once, so the chain's footprint is what it needs to serve. In the
-	// background, as the last thing: it is a full collection. So is restoring the GC target
-	// (the heap is far past the restored target's goal; the collection that starts at once
-	// makes every allocating goroutine help it), so that comes last too.
-	restoreGC()
-	go debug.FreeOSMemory()
-	return c, nil
-}
-
-// lockDataDir takes an exclusive lock on <data-dir>/.lock, or says who holds it. The kernel
+// lockDir takes an exclusive lock on <data-dir>/.lock, or says who holds it. The kernel
 // drops the lock when the process ends, crashed or not.
-func lockDataDir(dir string) (unlock func(), err error) {
+func lockDir(dir string) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data dir: %w", err)
 	}
@@ -287,9 +122,9 @@ func lockDataDir(dir string) (unlock func(), err error) {
 	return func() { once.Do(func() { f.Close() }) }, nil
 }
 
-// waitReady polls /readyz until it answers ok, the chain fails, or timeout passes; then it says
+// pollReady polls /readyz until it answers ok, the chain fails, or timeout passes; then it says
 // which checks still fail (/readyz?verbose).
-func waitReady(ctx context.Context, admin *rest.Config, runErr <-chan error, timeout time.Duration) error {
+func pollReady(ctx context.Context, admin *rest.Config, runErr <-chan error, timeout time.Duration) error {
 	cs, err := kubernetes.NewForConfig(admin)
 	if err != nil {
 		return err

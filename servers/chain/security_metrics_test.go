@@ -19,8 +19,9 @@ import (
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
 	"github.com/apichain/apichain/internal/pki"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestSecurityAndBadRequestsMetricsServer runs a chain with its metrics server and sends the
@@ -37,9 +38,9 @@ func TestSecurityAndBadRequestsMetricsServer(t *testing.T) {
 	ctx := context.Background()
 	ac := aggregatorclient.NewForConfigOrDie(c.Admin)
 	for _, name := range []string{"v1.metrics.k8s.io", "v1beta1.metrics.k8s.io"} {
-		waitFor(t, func() bool {
+		testchain.WaitFor(t, func() bool {
 			s, err := ac.ApiregistrationV1().APIServices().Get(ctx, name, metav1.GetOptions{})
-			return err == nil && available(s)
+			return err == nil && coretest.Available(s)
 		})
 	}
 	// Available is the availability controller's view; wait until the proxy routes too.
@@ -138,7 +139,7 @@ func TestSecurityAndBadRequestsMetricsServer(t *testing.T) {
 	expectReady(t, c)
 	// The metrics server's /readyz also waits for a second scrape; /livez is whether it is
 	// healthy and serving.
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		resp, _ := directRequest(t, directClient(t, c, nil), addr, "GET", "/livez", "", "", nil)
 		return resp.StatusCode == http.StatusOK
 	})
@@ -150,7 +151,7 @@ func metricsServerAddr(t *testing.T, c *chain.Chain) string {
 	t.Helper()
 	cs := kubernetes.NewForConfigOrDie(c.Admin)
 	var port int32
-	waitFor(t, func() bool {
+	testchain.WaitFor(t, func() bool {
 		s, err := cs.DiscoveryV1().EndpointSlices("kube-system").Get(context.Background(), "metrics-server-fqdn", metav1.GetOptions{})
 		if err != nil || len(s.Ports) != 1 || s.Ports[0].Port == nil {
 			return false

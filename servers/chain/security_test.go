@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestSecurityAnonymousGetsWhatKubeAPIServerGrants sends requests without credentials: like
@@ -26,7 +27,7 @@ import (
 func TestSecurityAnonymousGetsWhatKubeAPIServerGrants(t *testing.T) {
 	anon := rest.AnonymousClientConfig(shared.Admin)
 	for _, path := range []string{"/healthz", "/livez", "/readyz", "/version", "/readyz?verbose"} {
-		if resp, body := do(t, anon, http.MethodGet, path, nil, ""); resp.StatusCode != http.StatusOK {
+		if resp, body := testchain.Do(t, anon, http.MethodGet, path, nil, ""); resp.StatusCode != http.StatusOK {
 			t.Errorf("anonymous GET %s: %d %s, want 200", path, resp.StatusCode, truncate(body))
 		}
 	}
@@ -47,7 +48,7 @@ func TestSecurityAnonymousGetsWhatKubeAPIServerGrants(t *testing.T) {
 		{"GET", "/apis/nope.example.com/v1/things", "", `cannot list resource "things"`},
 	}
 	for _, tc := range forbidden {
-		resp, body := do(t, anon, tc.method, tc.path, []byte(tc.body), "application/json")
+		resp, body := testchain.Do(t, anon, tc.method, tc.path, []byte(tc.body), "application/json")
 		if tc.path == "/apis/authentication.k8s.io/v1/selfsubjectreviews" {
 			// kube-apiserver's system:basic-user binding is for system:authenticated: anonymous
 			// may not ask who it is either.
@@ -116,7 +117,7 @@ func TestSecurityClientCertificates(t *testing.T) {
 			headers: map[string]string{"Authorization": "Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2t1YmVybmV0ZXMuZGVmYXVsdC5zdmMuY2x1c3Rlci5sb2NhbCJ9."}, code: 401},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, body := request(t, tc.cfg, http.MethodGet, "/api/v1/namespaces/kube-system/secrets", nil, tc.headers)
+			resp, body := testchain.Request(t, tc.cfg, http.MethodGet, "/api/v1/namespaces/kube-system/secrets", nil, tc.headers)
 			if resp.StatusCode != tc.code || !strings.Contains(string(body), tc.body) {
 				t.Errorf("%d %s\nwant %d with %s", resp.StatusCode, truncate(body), tc.code, tc.body)
 			}

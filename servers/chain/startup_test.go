@@ -8,8 +8,8 @@ import (
 
 	"github.com/apichain/apichain/internal/etcd"
 	"github.com/apichain/apichain/internal/pki"
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestNotFoundIs503UntilReady builds the chain without running it: until every server has
@@ -22,7 +22,9 @@ func TestNotFoundIs503UntilReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer member.Close()
-	o := testchain.NewOptions(dir)
+	// The options of a test chain (test/testchain), which this test builds by hand.
+	o := chain.NewOptions()
+	o.DataDir, o.SecurePort, o.UnsafeNoFsync, o.Metrics, o.Controllers = dir, 0, true, chain.MetricsOff, nil
 	completed, err := o.Complete()
 	if err != nil {
 		t.Fatal(err)
@@ -59,5 +61,5 @@ func TestNotFoundIs503UntilReady(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- prepared.Run(ctx) }()
 	defer func() { cancel(); <-done }()
-	waitFor(t, func() bool { return serve().Code == http.StatusNotFound })
+	testchain.WaitFor(t, func() bool { return serve().Code == http.StatusNotFound })
 }

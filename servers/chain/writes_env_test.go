@@ -22,8 +22,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/apichain/apichain/internal/testchain"
-	"github.com/apichain/apichain/servers/chain"
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // fuzzWrite is one fuzzed request.
@@ -46,7 +46,7 @@ type writeEnv struct {
 	targets []*writeTarget
 
 	dir   string
-	chain *chain.Chain
+	chain *testchain.Chain
 	h2    *http.Client
 	h1    *http1Client
 	// sentinels are the resourceVersions of objects no input names.
@@ -75,7 +75,7 @@ func (e *writeEnv) setUp() error {
 		return err
 	}
 	e.dir = dir
-	if e.chain, err = testchain.StartWith(testchain.NewOptions(dir), io.Discard); err != nil {
+	if e.chain, err = testchain.StartIn(dir, nil); err != nil {
 		return err
 	}
 	admin := e.chain.Admin
@@ -89,7 +89,7 @@ func (e *writeEnv) setUp() error {
 	}
 	// What the targets need: their namespace with its service account, the CRD of the
 	// custom resource; and the sentinels, in that namespace and in another.
-	crd, err := json.Marshal(widgetCRD("fuzz.example.com"))
+	crd, err := json.Marshal(coretest.WidgetCRD("fuzz.example.com"))
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (e *writeEnv) setUp() error {
 		if tg.namespaced {
 			ns = fuzzNamespace
 		}
-		tg.collection = collectionPath(m.Resource, ns)
+		tg.collection = coretest.CollectionPath(m.Resource, ns)
 		tg.path = tg.collection + "/" + tg.name()
 		if tg.subresource != "" {
 			tg.path += "/" + tg.subresource

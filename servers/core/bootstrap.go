@@ -21,12 +21,13 @@ import (
 var SystemNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic, corev1.NamespaceNodeLease}
 
 // bootstrap is the work kube-apiserver does once it serves: the system namespaces, the
-// default/kubernetes service and the authentication ConfigMap. Each is a post-start hook, so
+// default/kubernetes service, the default ServiceCIDR and the authentication ConfigMap. Each is a post-start hook, so
 // /readyz stays false until it is done and /readyz?verbose names it.
 type bootstrap struct {
-	serviceIP netip.Addr
-	port      int
-	auth      ClusterAuthenticationInfo
+	serviceIP   netip.Addr
+	serviceCIDR netip.Prefix
+	port        int
+	auth        ClusterAuthenticationInfo
 }
 
 // retry runs f until it succeeds or the server stops: the hooks start while etcd and the

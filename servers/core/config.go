@@ -20,7 +20,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -94,6 +96,7 @@ var servedGroupVersions = []schema.GroupVersion{
 	policyv1.SchemeGroupVersion, rbacv1.SchemeGroupVersion, storagev1.SchemeGroupVersion,
 	appsv1.SchemeGroupVersion, admissionregistrationv1.SchemeGroupVersion, eventsv1.SchemeGroupVersion,
 	schedulingv1.SchemeGroupVersion, resourcev1.SchemeGroupVersion, storagemigrationv1.SchemeGroupVersion,
+	schedulingv1.SchemeGroupVersion, nodev1.SchemeGroupVersion, flowcontrolv1.SchemeGroupVersion,
 }
 
 // specialResourcePrefixes keep kube-apiserver's historical etcd keys

@@ -17,7 +17,9 @@ import (
 	corereg "github.com/apichain/apichain/servers/core/registry/core"
 	"github.com/apichain/apichain/servers/core/registry/discovery"
 	"github.com/apichain/apichain/servers/core/registry/events"
+	"github.com/apichain/apichain/servers/core/registry/flowcontrol"
 	"github.com/apichain/apichain/servers/core/registry/networking"
+	"github.com/apichain/apichain/servers/core/registry/node"
 	"github.com/apichain/apichain/servers/core/registry/policy"
 	"github.com/apichain/apichain/servers/core/registry/rbac"
 	"github.com/apichain/apichain/servers/core/registry/resource"
@@ -52,6 +54,8 @@ func NewScheme() (*runtime.Scheme, error) {
 		events.Group().AddToScheme,
 		resource.Group().AddToScheme,
 		storagemigration.Group().AddToScheme,
+		node.Group().AddToScheme,
+		flowcontrol.Group().AddToScheme,
 		defaults.RegisterDefaults,
 		declarative.AddToScheme,
 	} {

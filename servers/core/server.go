@@ -26,7 +26,9 @@ import (
 	corereg "github.com/apichain/apichain/servers/core/registry/core"
 	"github.com/apichain/apichain/servers/core/registry/discovery"
 	"github.com/apichain/apichain/servers/core/registry/events"
+	"github.com/apichain/apichain/servers/core/registry/flowcontrol"
 	"github.com/apichain/apichain/servers/core/registry/networking"
+	"github.com/apichain/apichain/servers/core/registry/node"
 	"github.com/apichain/apichain/servers/core/registry/policy"
 	"github.com/apichain/apichain/servers/core/registry/rbac"
 	"github.com/apichain/apichain/servers/core/registry/resource"
@@ -80,9 +82,11 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		coordination.Group(),
 		discovery.Group(),
 		networking.Group(),
+		node.Group(),
 		policy.Group(),
 		rbac.StorageProvider{Authorizer: c.Generic.Authorization.Authorizer},
 		storage.Group(),
+		flowcontrol.Group(),
 		apps.Group(),
 		admissionregistration.Group().WithAuthorizer(c.Generic.Authorization.Authorizer, c.Generic.LoopbackClientConfig),
 		events.Group(),
@@ -108,10 +112,12 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		}
 	}
 
-	b := &bootstrap{serviceIP: ips.Addr(0), port: c.Extra.KubernetesServicePort, auth: c.Extra.Authentication}
+	b := &bootstrap{serviceIP: ips.Addr(0), serviceCIDR: ips.CIDR(), port: c.Extra.KubernetesServicePort, auth: c.Extra.Authentication}
 	s.AddPostStartHookOrDie("start-core-system-namespaces", b.systemNamespaces)
 	s.AddPostStartHookOrDie("start-core-kubernetes-service", b.kubernetesService)
 	s.AddPostStartHookOrDie("start-core-cluster-authentication-info", b.clusterAuthenticationInfo)
+	s.AddPostStartHookOrDie("start-core-default-service-cidr", b.defaultServiceCIDR)
+	s.AddPostStartHookOrDie("start-core-service-ip-repair", b.serviceIPs)
 	s.AddPostStartHookOrDie(rbac.PostStartHookName, rbac.EnsurePolicy)
 	s.AddPostStartHookOrDie(scheduling.PostStartHookName, scheduling.BootstrapSystemPriorityClasses)
 	return &Server{GenericAPIServer: s, openAPIV2: c.Generic.OpenAPIConfig, openAPIV3: c.Generic.OpenAPIV3Config}, nil

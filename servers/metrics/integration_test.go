@@ -19,8 +19,8 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/metrics"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 const testNamespace = "metrics-test"

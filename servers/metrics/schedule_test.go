@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	aggregatorclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
-	"github.com/apichain/apichain/internal/testchain"
 	"github.com/apichain/apichain/servers/metrics"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestNewSeriesGetTwoQuickPoints: a usage needs two points, and with a resolution of half an

@@ -6,13 +6,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/apichain/apichain/controllers/internal/loop"
 )
 
 // Dependents is the event handler a controller puts on the informer of what it owns (pods,
 // ReplicaSets). owners names the keys of the owners to look at again when obj changes: its
 // controller, or for an orphan the owners that may adopt it (see OwnersOf). When expect is not
 // nil, the handler tells it the creations and deletions it sees of controlled pods.
-func Dependents(queue Queue, expect *Expectations, owners func(obj metav1.Object) (keys []string, controlled bool)) cache.ResourceEventHandler {
+func Dependents(queue loop.Queue, expect *Expectations, owners func(obj metav1.Object) (keys []string, controlled bool)) cache.ResourceEventHandler {
 	observe := func(obj metav1.Object, created bool) {
 		keys, controlled := owners(obj)
 		for _, key := range keys {

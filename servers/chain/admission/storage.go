@@ -23,6 +23,7 @@ const (
 var (
 	pvResource  = corev1.Resource("persistentvolumes")
 	pvcResource = corev1.Resource("persistentvolumeclaims")
+	vacResource = storagev1.Resource("volumeattributesclasses")
 )
 
 // DefaultStorageClass gives a new claim that names no class the cluster's default
@@ -80,10 +81,10 @@ func newest[T metav1.Object](objects []T) T {
 	return best
 }
 
-// StorageObjectInUseProtection puts the protection finalizer on every new volume and claim.
-// kube-controller-manager's pv- and pvc-protection controllers take it off once nothing uses
-// them; the chain has neither, so (as with kube-apiserver alone) a deleted volume or claim
-// stays Terminating until someone removes the finalizer.
+// StorageObjectInUseProtection puts the protection finalizer on every new volume, claim and
+// volume attributes class. kube-controller-manager's pv-, pvc- and vac-protection controllers
+// take it off once nothing uses them; the chain has none of them, so (as with kube-apiserver
+// alone) a deleted volume, claim or class stays Terminating until someone removes the finalizer.
 type StorageObjectInUseProtection struct {
 	*admission.Handler
 }
@@ -95,7 +96,8 @@ func NewStorageObjectInUseProtection() *StorageObjectInUseProtection {
 	return &StorageObjectInUseProtection{Handler: admission.NewHandler(admission.Create)}
 }
 
-// Admit adds kubernetes.io/pv-protection or kubernetes.io/pvc-protection.
+// Admit adds kubernetes.io/pv-protection, kubernetes.io/pvc-protection or
+// kubernetes.io/vac-protection.
 func (p *StorageObjectInUseProtection) Admit(_ context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
 	var obj metav1.Object
 	var finalizer string
@@ -104,8 +106,10 @@ func (p *StorageObjectInUseProtection) Admit(_ context.Context, a admission.Attr
 		obj, finalizer = o, "kubernetes.io/pv-protection"
 	case *corev1.PersistentVolumeClaim:
 		obj, finalizer = o, "kubernetes.io/pvc-protection"
+	case *storagev1.VolumeAttributesClass:
+		obj, finalizer = o, "kubernetes.io/vac-protection"
 	}
-	if obj == nil || !(isResource(a, pvResource) || isResource(a, pvcResource)) || slices.Contains(obj.GetFinalizers(), finalizer) {
+	if obj == nil || !(isResource(a, pvResource) || isResource(a, pvcResource) || isResource(a, vacResource)) || slices.Contains(obj.GetFinalizers(), finalizer) {
 		return nil
 	}
 	obj.SetFinalizers(append(obj.GetFinalizers(), finalizer))

@@ -65,14 +65,17 @@ func TestDefaultStorageClass(t *testing.T) {
 	}
 }
 
-// TestStorageObjectInUseProtection: one finalizer on each new volume and claim.
+// TestStorageObjectInUseProtection: one finalizer on each new volume, claim and volume
+// attributes class.
 func TestStorageObjectInUseProtection(t *testing.T) {
 	claim := &corev1.PersistentVolumeClaim{}
 	volume := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Finalizers: []string{"kubernetes.io/pv-protection"}}}
+	class := &storagev1.VolumeAttributesClass{ObjectMeta: metav1.ObjectMeta{Finalizers: []string{"example.com/mine"}}}
 	p := NewStorageObjectInUseProtection()
 	for _, a := range []admission.Attributes{
 		attrs(claim, nil, pvcResource, "PersistentVolumeClaim", "ns", "data", "", admission.Create, nil),
 		attrs(volume, nil, pvResource, "PersistentVolume", "", "pv-1", "", admission.Create, nil),
+		attrs(class, nil, vacResource, "VolumeAttributesClass", "", "gold", "", admission.Create, nil),
 	} {
 		if err := admit(t, p, a); err != nil {
 			t.Fatal(err)
@@ -83,6 +86,9 @@ func TestStorageObjectInUseProtection(t *testing.T) {
 	}
 	if len(volume.Finalizers) != 1 {
 		t.Errorf("volume finalizers %v, want the one it had", volume.Finalizers)
+	}
+	if len(class.Finalizers) != 2 || class.Finalizers[1] != "kubernetes.io/vac-protection" {
+		t.Errorf("volume attributes class finalizers %v", class.Finalizers)
 	}
 }
 

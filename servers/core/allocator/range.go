@@ -1,7 +1,24 @@
-// Package allocator hands out service ClusterIPs and NodePorts inside the Core server. Each range
-// is a bitmap kept in one etcd key (/registry/ranges/serviceips, /registry/ranges/servicenodeports)
-// and changed only by compare-and-swap, as kubernetes' pkg/registry/core/service/allocator/storage
-// does, so several chain instances sharing one etcd never hand out the same address twice.
+// Package allocator hands out service ClusterIPs and NodePorts inside the Core server, so that
+// several chain instances sharing one etcd never hand out the same value twice.
+//
+// ClusterIPs are allocated as kube-apiserver v1.37 allocates them (its IPAddress allocator,
+// pkg/registry/core/service/ipallocator): an address is taken when an IPAddress object named by
+// it exists (networking.k8s.io/v1, key /registry/ipaddresses/<ip>), with a parentRef to the
+// Service that holds it, and freed when that object is deleted. Creating the object is the
+// allocation: etcd refuses a second create of one key. What differs from kube-apiserver:
+//   - the addresses come from --service-cluster-ip-range alone, which is the default ServiceCIDR
+//     `kubernetes`; kube-apiserver allocates from every Ready ServiceCIDR, so a ServiceCIDR a
+//     user creates gives it more addresses, and gives the chain none;
+//   - single-stack: one family, one range;
+//   - the objects are written to storage by the allocator itself, not through the API with a
+//     client as kube-apiserver's allocator does: they carry no managedFields;
+//   - kube-apiserver's repair loop, which every few minutes recreates the IPAddress a Service
+//     lacks and deletes the ones whose Service is gone, runs once here, at start, and only
+//     recreates (servers/core/servicecidr.go); an address a failed release leaves behind stays
+//     taken until its IPAddress is deleted.
+//
+// NodePorts are a bitmap kept in one etcd key (/registry/ranges/servicenodeports) and changed
+// only by compare-and-swap, as kubernetes' pkg/registry/core/service/allocator/storage does.
 package allocator
 
 import (
@@ -36,7 +53,7 @@ type Range struct {
 
 // NewRange returns the range stored at key in st.
 func NewRange(st storage.Interface, key, spec string, size int) *Range {
-	return &Range{storage: st, key: key, spec: spec, size: size, staticBand: min(max(16, size/16), 256, size)}
+	return &Range{storage: st, key: key, spec: spec, size: size, staticBand: staticBandOf(size)}
 }
 
 // Allocate takes one given offset.
@@ -107,6 +124,17 @@ func (r *Range) Release(ctx context.Context, offsets ...int) error {
 
 // free picks a random free offset above the static band, then anywhere.
 func (r *Range) free(bits *big.Int) (int, bool) {
+	return pickFree(bits, r.size, r.staticBand)
+}
+
+// staticBandOf is the low part of a range of size that picking a free value tries last.
+func staticBandOf(size int) int {
+	return min(max(16, size/16), 256, size)
+}
+
+// pickFree picks a random offset of [0, size) whose bit is 0: first above the static band,
+// then in it.
+func pickFree(bits *big.Int, size, staticBand int) (int, bool) {
 	scan := func(lo, hi int) (int, bool) {
 		if hi <= lo {
 			return 0, false
@@ -120,10 +148,10 @@ func (r *Range) free(bits *big.Int) (int, bool) {
 		}
 		return 0, false
 	}
-	if o, ok := scan(r.staticBand, r.size); ok {
+	if o, ok := scan(staticBand, size); ok {
 		return o, true
 	}
-	return scan(0, r.staticBand)
+	return scan(0, staticBand)
 }
 
 func (r *Range) read(ctx context.Context) (*big.Int, error) {

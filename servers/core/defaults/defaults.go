@@ -10,6 +10,7 @@ import (
 	"github.com/apichain/apichain/servers/core/defaults/certificates"
 	"github.com/apichain/apichain/servers/core/defaults/core"
 	"github.com/apichain/apichain/servers/core/defaults/discovery"
+	"github.com/apichain/apichain/servers/core/defaults/flowcontrol"
 	"github.com/apichain/apichain/servers/core/defaults/networking"
 	"github.com/apichain/apichain/servers/core/defaults/rbac"
 	"github.com/apichain/apichain/servers/core/defaults/resource"
@@ -33,6 +34,7 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 		rbac.RegisterDefaults,
 		resource.RegisterDefaults,
 		certificates.RegisterDefaults,
+		flowcontrol.RegisterDefaults,
 	} {
 		if err := register(scheme); err != nil {
 			return err

@@ -3,7 +3,7 @@ package defaults
 import (
 	"testing"
 
-	"github.com/apichain/apichain/internal/generated"
+	"github.com/apichain/apichain/test/generated"
 )
 
 // TestGeneratedFilesAreCurrent: a changed SetDefaults_ function without `go generate` fails here.

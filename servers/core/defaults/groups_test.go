@@ -9,8 +9,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -130,5 +132,42 @@ func TestDeviceRequestsCountDevices(t *testing.T) {
 		resourcev1.DeviceAllocationModeExactCount, int64(1)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("All keeps no count, a count is kept, an alternative asks for one device (-want +got):\n%s", diff)
+	}
+}
+
+func TestPriorityLevelsKeepAnExplicitZero(t *testing.T) {
+	scheme := newTestScheme(t)
+	pl := &flowcontrolv1.PriorityLevelConfiguration{Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
+		Type: flowcontrolv1.PriorityLevelEnablementLimited,
+		Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+			NominalConcurrencyShares: ptr.To[int32](0), // v1 lets a level hold no shares: a "jail"
+			LimitResponse:            flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
+		},
+	}}
+	scheme.Default(pl)
+	if *pl.Spec.Limited.NominalConcurrencyShares != 0 || *pl.Spec.Limited.LendablePercent != 0 || pl.Spec.Limited.LimitResponse.Queuing != nil {
+		t.Errorf("limited level: %+v", pl.Spec.Limited)
+	}
+	exempt := &flowcontrolv1.PriorityLevelConfiguration{Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
+		Type: flowcontrolv1.PriorityLevelEnablementExempt, Exempt: &flowcontrolv1.ExemptPriorityLevelConfiguration{},
+	}}
+	scheme.Default(exempt)
+	if diff := cmp.Diff(&flowcontrolv1.ExemptPriorityLevelConfiguration{NominalConcurrencyShares: ptr.To[int32](0), LendablePercent: ptr.To[int32](0)}, exempt.Spec.Exempt); diff != "" {
+		t.Errorf("exempt level (-want +got):\n%s", diff)
+	}
+	fs := &flowcontrolv1.FlowSchema{Spec: flowcontrolv1.FlowSchemaSpec{MatchingPrecedence: 42}}
+	scheme.Default(fs)
+	if fs.Spec.MatchingPrecedence != 42 {
+		t.Errorf("an explicit matchingPrecedence became %d", fs.Spec.MatchingPrecedence)
+	}
+}
+
+func TestCSIDriverKeepsWhatItSays(t *testing.T) {
+	scheme := newTestScheme(t)
+	d := &storagev1.CSIDriver{Spec: storagev1.CSIDriverSpec{AttachRequired: ptr.To(false),
+		VolumeLifecycleModes: []storagev1.VolumeLifecycleMode{storagev1.VolumeLifecycleEphemeral}}}
+	scheme.Default(d)
+	if *d.Spec.AttachRequired || d.Spec.VolumeLifecycleModes[0] != storagev1.VolumeLifecycleEphemeral || len(d.Spec.VolumeLifecycleModes) != 1 {
+		t.Errorf("csidriver spec: %+v", d.Spec)
 	}
 }

@@ -3,7 +3,7 @@ package openapi
 import (
 	"testing"
 
-	"github.com/apichain/apichain/internal/generated"
+	"github.com/apichain/apichain/test/generated"
 )
 
 // TestGeneratedFileIsCurrent: a new API group without `go generate` fails here.

@@ -13,15 +13,18 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/utils/ptr"
 )
 
-// The other groups: networking, discovery, coordination, scheduling, rbac,
+// The other groups: networking, node, discovery, coordination, scheduling, rbac,
 // admissionregistration, certificates.
 
 var Ingress = define("ingresses.networking.k8s.io", func(ing *networkingv1.Ingress) []any {
@@ -214,4 +217,35 @@ var PodCertificateRequest = define("podcertificaterequests.certificates.k8s.io",
 	}
 	return []any{r.Name, r.Spec.PodName, r.Spec.ServiceAccountName, r.Spec.NodeName, r.Spec.SignerName, state,
 		labels.FormatLabels(r.Spec.UnverifiedUserAnnotations)}
+})
+
+// ServiceCIDR shows its ranges.
+var ServiceCIDR = define("servicecidrs.networking.k8s.io", func(c *networkingv1.ServiceCIDR) []any {
+	return []any{c.Name, strings.Join(c.Spec.CIDRs, ","), age(c.CreationTimestamp)}
+})
+
+// IPAddress shows its parent as resource.group/namespace/name. kube-apiserver's printer
+// declares two columns and sends a third cell, the age, which kubectl does not show; so does
+// the chain.
+var IPAddress = Printer{
+	Columns: columnsByResource["ipaddresses.networking.k8s.io"],
+	Row: func(obj runtime.Object) ([]any, error) {
+		a, ok := obj.(*networkingv1.IPAddress)
+		if !ok {
+			return nil, fmt.Errorf("printing ipaddresses: cannot print a %T", obj)
+		}
+		parent := "<none>"
+		if ref := a.Spec.ParentRef; ref != nil {
+			parent = strings.ToLower(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}.String())
+			if ref.Namespace != "" {
+				parent += "/" + ref.Namespace
+			}
+			parent += "/" + ref.Name
+		}
+		return []any{a.Name, parent, age(a.CreationTimestamp)}, nil
+	},
+}
+
+var RuntimeClass = define("runtimeclasses.node.k8s.io", func(rc *nodev1.RuntimeClass) []any {
+	return []any{rc.Name, rc.Handler, age(rc.CreationTimestamp)}
 })

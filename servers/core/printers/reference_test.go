@@ -80,6 +80,16 @@ var printersByReferenceFile = map[string]Printer{
 	"clustertrustbundles.certificates.k8s.io":                        ClusterTrustBundle,
 	"podcertificaterequests.certificates.k8s.io":                     PodCertificateRequest,
 	"storageversionmigrations.storagemigration.k8s.io":               StorageVersionMigration,
+	"csidrivers.storage.k8s.io":                                      CSIDriver,
+	"csinodes.storage.k8s.io":                                        CSINode,
+	"csistoragecapacities.storage.k8s.io":                            CSIStorageCapacity,
+	"volumeattachments.storage.k8s.io":                               VolumeAttachment,
+	"volumeattributesclasses.storage.k8s.io":                         VolumeAttributesClass,
+	"ipaddresses.networking.k8s.io":                                  IPAddress,
+	"servicecidrs.networking.k8s.io":                                 ServiceCIDR,
+	"runtimeclasses.node.k8s.io":                                     RuntimeClass,
+	"flowschemas.flowcontrol.apiserver.k8s.io":                       FlowSchema,
+	"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io":       PriorityLevelConfiguration,
 }
 
 func loadReferenceTable(t *testing.T, name string) referenceTable {

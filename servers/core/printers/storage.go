@@ -1,6 +1,7 @@
 package printers
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -11,7 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// Volumes, claims and storage classes.
+// Volumes, claims, storage and volume attributes classes, and what CSI drivers register.
 
 var PersistentVolume = define("persistentvolumes", func(pv *corev1.PersistentVolume) []any {
 	claim := ""
@@ -99,3 +100,44 @@ func isDefaultClass(annotations map[string]string) bool {
 	return annotations["storageclass.kubernetes.io/is-default-class"] == "true" ||
 		annotations["storageclass.beta.kubernetes.io/is-default-class"] == "true"
 }
+
+// VolumeAttributesClass marks a class annotated as the default with " (default)" (an alpha
+// annotation kube-apiserver's printer still reads).
+var VolumeAttributesClass = define("volumeattributesclasses.storage.k8s.io", func(c *storagev1.VolumeAttributesClass) []any {
+	name := c.Name
+	if c.Annotations["volumeattributesclass.alpha.kubernetes.io/is-default-class"] == "true" {
+		name += " (default)"
+	}
+	return []any{name, c.DriverName, age(c.CreationTimestamp)}
+})
+
+// CSIDriver shows the audiences of the tokens a driver asks for, or <unset>.
+var CSIDriver = define("csidrivers.storage.k8s.io", func(d *storagev1.CSIDriver) []any {
+	s := d.Spec
+	tokenRequests := "<unset>"
+	if s.TokenRequests != nil {
+		tokenRequests = joined(s.TokenRequests, ",", func(r storagev1.TokenRequest) string { return r.Audience })
+	}
+	modes := cmp.Or(joined(s.VolumeLifecycleModes, ",", func(m storagev1.VolumeLifecycleMode) string { return string(m) }), "<none>")
+	return []any{d.Name, ptr.Deref(s.AttachRequired, true), ptr.Deref(s.PodInfoOnMount, false), ptr.Deref(s.StorageCapacity, false),
+		tokenRequests, ptr.Deref(s.RequiresRepublish, false), modes, age(d.CreationTimestamp)}
+})
+
+// CSINode counts the drivers registered on the node.
+var CSINode = define("csinodes.storage.k8s.io", func(n *storagev1.CSINode) []any {
+	return []any{n.Name, len(n.Spec.Drivers), age(n.CreationTimestamp)}
+})
+
+// CSIStorageCapacity has no Age column in kube-apiserver's printer.
+var CSIStorageCapacity = define("csistoragecapacities.storage.k8s.io", func(c *storagev1.CSIStorageCapacity) []any {
+	capacity := "<unset>"
+	if c.Capacity != nil {
+		capacity = c.Capacity.String()
+	}
+	return []any{c.Name, c.StorageClassName, capacity}
+})
+
+var VolumeAttachment = define("volumeattachments.storage.k8s.io", func(va *storagev1.VolumeAttachment) []any {
+	return []any{va.Name, va.Spec.Attacher, ptr.Deref(va.Spec.Source.PersistentVolumeName, ""), va.Spec.NodeName,
+		va.Status.Attached, age(va.CreationTimestamp)}
+})

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage/names"
 )
 
 // Definition declares one built-in resource of the Core server.
@@ -40,8 +41,15 @@ type Definition struct {
 	// KeepStatusOnCreate keeps a status sent on create (nodes: the kubelet registers with one).
 	// Otherwise a resource with a status subresource starts with an empty status.
 	KeepStatusOnCreate bool
+	// MainWritesStatus lets creates and updates of the main resource write status too, besides
+	// /status (servicecidrs: kube-apiserver's strategy resets neither).
+	MainWritesStatus bool
 	// Generation makes metadata.generation start at 1 and grow with every change of the spec.
 	Generation bool
+
+	// NameGenerator makes a name from a generateName; nil adds a random suffix
+	// (names.SimpleNameGenerator), as almost every resource does.
+	NameGenerator names.NameGenerator
 
 	// FieldSelectors lists the fields, beyond metadata.name and metadata.namespace, that list and
 	// watch can select on; Fields returns their values for one object.

@@ -139,8 +139,11 @@ func (s *Storage) Map() map[string]rest.Storage {
 // NewStorage builds the generic registry store for def in group version gv.
 func NewStorage(def *Definition, gv schema.GroupVersion, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*Storage, error) {
 	apiVersion := fieldpath.APIVersion(gv.String())
-	st := &strategy{ObjectTyper: scheme, NameGenerator: names.SimpleNameGenerator, DeclarativeValidation: rest.DeclarativeValidation{Scheme: scheme}, def: def}
-	if def.Status {
+	st := &strategy{ObjectTyper: scheme, NameGenerator: def.NameGenerator, DeclarativeValidation: rest.DeclarativeValidation{Scheme: scheme}, def: def}
+	if st.NameGenerator == nil {
+		st.NameGenerator = names.SimpleNameGenerator
+	}
+	if def.Status && !def.MainWritesStatus {
 		st.resetFields = map[fieldpath.APIVersion]*fieldpath.Set{apiVersion: fieldpath.NewSet(fieldpath.MakePathOrDie("status"))}
 	}
 	var ttl func(runtime.Object, uint64, bool) (uint64, error)

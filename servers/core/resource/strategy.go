@@ -47,7 +47,7 @@ var (
 func (s *strategy) NamespaceScoped() bool { return s.def.Namespaced }
 
 func (s *strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
-	if s.def.Status && !s.def.KeepStatusOnCreate {
+	if s.def.Status && !s.def.KeepStatusOnCreate && !s.def.MainWritesStatus {
 		setStatus(obj, reflect.Zero(statusOf(obj).Type()))
 	}
 	if s.def.Generation {
@@ -59,7 +59,7 @@ func (s *strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 }
 
 func (s *strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
-	if s.def.Status {
+	if s.def.Status && !s.def.MainWritesStatus {
 		setStatus(obj, statusOf(old))
 	}
 	if s.def.Generation && !equality.Semantic.DeepEqual(specOf(obj), specOf(old)) {

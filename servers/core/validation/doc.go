@@ -1,8 +1,8 @@
 // Package validation holds the rule helpers (rules.go) that Core's handwritten validation is
 // written with; the rules themselves are in one package per API group beneath it (core, pods,
 // apps, batch, autoscaling, networking, policy, rbac, storage, scheduling, certificates,
-// admissionregistration, authorization, coordination, discovery, resource, storagemigration),
-// and the generated ones in declarative/.
+// admissionregistration, authorization, coordination, discovery, node, flowcontrol, resource,
+// storagemigration), and the generated ones in declarative/.
 //
 // It sits inside the Core server of the chain, which serves kube-apiserver's built-in kinds
 // directly as the k8s.io/api v1 Go types (no internal version). Each group package's exported
@@ -15,7 +15,7 @@
 //
 // They were written here from kube-apiserver's observed answers (the validation corpus and the
 // messages in test/reference), not from its source; validationtest runs the
-// corpus through each package, and servers/chain's TestValidationCorpus through a running chain.
+// corpus through each package, and test/core/compare's TestValidationCorpus through a running chain.
 //
 // The rules keep kube-apiserver's field paths, error types, messages and order. Feature gates
 // that they consult are fixed at their v1.37 defaults; the comment at each use says which.
@@ -71,6 +71,13 @@
 //     ResourceSlice): most required fields, name formats, enums, list sizes and uniqueness, a
 //     device attribute's single value, a claim's immutable spec and allocation; the package's
 //     doc (resource) says which rules stay ours.
+//   - VolumeAttachment: spec immutable; spec.attacher required, a DNS subdomain in any case,
+//     at most 63 characters.
+//   - IPAddress: spec.parentRef required and immutable, its resource and name required.
+//   - RuntimeClass: handler required, a DNS label, immutable.
+//   - PriorityLevelConfiguration: spec.type required; spec.limited required for Limited and
+//     forbidden otherwise, spec.exempt forbidden but for Exempt; limitResponse.type required,
+//     queuing required for Queue and forbidden otherwise.
 //   - Without prefix, on fields of alpha features that Core drops on write while their gate is
 //     off: Pod spec.evictionResponders, status.volumeHealth and
 //     status.nodeAllocatableResourceClaimStatuses; Job and CronJob spec.scheduling; Node
@@ -89,7 +96,9 @@
 //   - Job: spec.backoffLimitPerIndex required with maxFailedIndexes; Pod (and templates):
 //     tolerations[*].key a label key, schedulingGroup forbidden with evictionResponders;
 //   - Secret: type immutable; Node: spec.providerID may not change once set;
-//     RoleBinding, ClusterRoleBinding: roleRef immutable.
+//     RoleBinding, ClusterRoleBinding: roleRef immutable;
+//   - CSIDriver: spec.volumeLifecycleModes immutable; RuntimeClass: scheduling.tolerations
+//     checked as a pod's.
 //
 // The generated code is the list to trust: regenerate after an upgrade and read
 // zz_generated.validations.go (MarkAlpha, MarkBeta) when in doubt.

@@ -46,7 +46,7 @@ var services = &resource.Definition{
 
 // serviceAllocator gives services their ClusterIPs and NodePorts, and takes them back.
 type serviceAllocator struct {
-	ips   *allocator.IPRange
+	ips   *allocator.ClusterIPs
 	ports *allocator.PortRange
 }
 
@@ -63,7 +63,8 @@ func (a *serviceAllocator) install(store *genericregistry.Store) {
 		if dryrun.IsDryRun(options.DryRun) {
 			return
 		}
-		a.release(context.Background(), holdings(obj.(*corev1.Service)))
+		svc := obj.(*corev1.Service)
+		a.release(context.Background(), svc, holdings(svc))
 	}
 }
 
@@ -93,19 +94,20 @@ func holdings(svc *corev1.Service) held {
 	return h
 }
 
-func (a *serviceAllocator) release(ctx context.Context, h held) {
-	var ipOffsets, portOffsets []int
-	for _, ip := range h.ips {
-		if o, ok := a.ips.Offset(ip); ok {
-			ipOffsets = append(ipOffsets, o)
-		}
-	}
+// release gives back what svc held.
+func (a *serviceAllocator) release(ctx context.Context, svc *corev1.Service, h held) {
+	var portOffsets []int
 	for _, p := range h.ports {
 		portOffsets = append(portOffsets, p-a.ports.Base)
 	}
 	// A failed release only leaks a value; the write it belongs to has already happened.
-	_ = a.ips.Release(ctx, ipOffsets...)
+	_ = a.ips.Release(ctx, owner(svc), h.ips...)
 	_ = a.ports.Release(ctx, portOffsets...)
+}
+
+// owner is the Service an IPAddress names as its parent.
+func owner(svc *corev1.Service) allocator.Owner {
+	return allocator.Owner{Namespace: svc.Namespace, Name: svc.Name}
 }
 
 // allocate fills in svc's ClusterIPs, IP families and NodePorts (keeping old's on update) and
@@ -124,21 +126,21 @@ func (a *serviceAllocator) allocate(ctx context.Context, svc, old *corev1.Servic
 	var taken held // what this request newly allocated
 	fail := func(err error) (genericregistry.FinishFunc, error) {
 		if !dryRun {
-			a.release(ctx, taken)
+			a.release(ctx, svc, taken)
 		}
 		return nil, err
 	}
 
 	if needsClusterIP(svc) && svc.Spec.ClusterIP != corev1.ClusterIPNone {
 		if svc.Spec.ClusterIP == "" {
-			ip, err := a.nextIP(ctx, dryRun)
+			ip, err := a.nextIP(ctx, svc, dryRun)
 			if err != nil {
 				return fail(apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: %w", err)))
 			}
 			svc.Spec.ClusterIP, svc.Spec.ClusterIPs = ip.String(), []string{ip.String()}
 			taken.ips = append(taken.ips, ip)
 		} else if ip, err := netip.ParseAddr(svc.Spec.ClusterIP); err == nil && !slices.Contains(before.ips, ip) {
-			if err := a.takeIP(ctx, ip, dryRun); err != nil {
+			if err := a.takeIP(ctx, svc, ip, dryRun); err != nil {
 				return fail(apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name,
 					field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), svc.Spec.ClusterIPs, err.Error())}))
 			}
@@ -166,7 +168,7 @@ func (a *serviceAllocator) allocate(ctx context.Context, svc, old *corev1.Servic
 			return
 		}
 		if !success {
-			a.release(ctx, taken)
+			a.release(ctx, svc, taken)
 			return
 		}
 		// Release what the old object held and the new one does not.
@@ -182,34 +184,29 @@ func (a *serviceAllocator) allocate(ctx context.Context, svc, old *corev1.Servic
 				freed.ports = append(freed.ports, p)
 			}
 		}
-		a.release(ctx, freed)
+		a.release(ctx, svc, freed)
 	}, nil
 }
 
-func (a *serviceAllocator) nextIP(ctx context.Context, dryRun bool) (netip.Addr, error) {
-	var off int
-	var err error
+func (a *serviceAllocator) nextIP(ctx context.Context, svc *corev1.Service, dryRun bool) (netip.Addr, error) {
 	if dryRun {
-		off, err = a.ips.PeekNext(ctx)
-	} else {
-		off, err = a.ips.AllocateNext(ctx)
+		return a.ips.PeekNext(ctx)
 	}
-	return a.ips.Addr(off), err
+	return a.ips.AllocateNext(ctx, owner(svc))
 }
 
-func (a *serviceAllocator) takeIP(ctx context.Context, ip netip.Addr, dryRun bool) error {
-	off, ok := a.ips.Offset(ip)
-	if !ok {
+func (a *serviceAllocator) takeIP(ctx context.Context, svc *corev1.Service, ip netip.Addr, dryRun bool) error {
+	if _, ok := a.ips.Offset(ip); !ok {
 		return fmt.Errorf("failed to allocate IP %s: the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip, ip, a.ips.CIDR())
 	}
 	var err error
 	if dryRun {
 		var has bool
-		if has, err = a.ips.Has(ctx, off); err == nil && has {
+		if has, err = a.ips.Has(ctx, ip); err == nil && has {
 			err = allocator.ErrAllocated
 		}
 	} else {
-		err = a.ips.Allocate(ctx, off)
+		err = a.ips.Allocate(ctx, ip, owner(svc))
 	}
 	if err == allocator.ErrAllocated {
 		return fmt.Errorf("failed to allocate IP %s: provided IP is already allocated", ip)

@@ -6,8 +6,10 @@ package core
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -38,7 +40,7 @@ func AddToScheme(scheme *runtime.Scheme) error {
 // StorageProvider builds the core group's storage.
 type StorageProvider struct {
 	// Allocators hand out ClusterIPs and NodePorts; built by NewAllocators.
-	ServiceIPs   *allocator.IPRange
+	ServiceIPs   *allocator.ClusterIPs
 	ServicePorts *allocator.PortRange
 	// ServiceAccountTokens signs the tokens of serviceaccounts/token.
 	ServiceAccountTokens ServiceAccountTokens
@@ -92,43 +94,51 @@ func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serialize
 	return info, nil
 }
 
-// NewAllocators builds the ClusterIP and NodePort ranges on the storage that optsGetter gives for
-// them (keys /registry/ranges/serviceips and /registry/ranges/servicenodeports, as in kube).
-func NewAllocators(optsGetter generic.RESTOptionsGetter, serviceCIDR string, nodePortBase, nodePortSize int) (*allocator.IPRange, *allocator.PortRange, func(), error) {
-	ipStorage, destroyIPs, err := rawStorage(optsGetter, "serviceipallocations", "/ranges/serviceips")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	portStorage, destroyPorts, err := rawStorage(optsGetter, "servicenodeportallocations", "/ranges/servicenodeports")
-	if err != nil {
-		destroyIPs()
-		return nil, nil, nil, err
-	}
+// NewAllocators builds the ClusterIP and NodePort allocators on the storage that optsGetter
+// gives: ClusterIPs as the IPAddress objects of networking.k8s.io (/registry/ipaddresses/<ip>),
+// NodePorts as a bitmap in /registry/ranges/servicenodeports, as in kube-apiserver.
+func NewAllocators(optsGetter generic.RESTOptionsGetter, serviceCIDR string, nodePortBase, nodePortSize int) (*allocator.ClusterIPs, *allocator.PortRange, func(), error) {
 	prefix, err := netip.ParsePrefix(serviceCIDR)
 	if err != nil {
-		err = fmt.Errorf("service cluster IP range %q: %w", serviceCIDR, err)
-		destroyIPs()
-		destroyPorts()
+		return nil, nil, nil, fmt.Errorf("service cluster IP range %q: %w", serviceCIDR, err)
+	}
+	addresses := schema.GroupResource{Group: networkingv1.GroupName, Resource: "ipaddresses"}
+	ipStorage, ipPrefix, destroyIPs, err := rawStorage(optsGetter, addresses, &networkingv1.IPAddress{}, &networkingv1.IPAddressList{}, "")
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	ips, err := allocator.NewIPRange(ipStorage, "/ranges/serviceips", prefix)
+	ips, err := allocator.NewClusterIPs(ipStorage, ipPrefix, prefix)
 	if err != nil {
 		destroyIPs()
-		destroyPorts()
+		return nil, nil, nil, err
+	}
+	portStorage, _, destroyPorts, err := rawStorage(optsGetter, schema.GroupResource{Resource: "servicenodeportallocations"}, &corev1.RangeAllocation{}, nil, "/ranges/servicenodeports")
+	if err != nil {
+		destroyIPs()
 		return nil, nil, nil, err
 	}
 	ports := allocator.NewPortRange(portStorage, "/ranges/servicenodeports", nodePortBase, nodePortSize)
 	return ips, ports, func() { destroyIPs(); destroyPorts() }, nil
 }
 
-func rawStorage(optsGetter generic.RESTOptionsGetter, resource, key string) (storage.Interface, func(), error) {
-	opts, err := etcdstorage.Uncached(optsGetter).GetRESTOptions(schema.GroupResource{Resource: resource}, &corev1.RangeAllocation{})
+// rawStorage is a store of resource's objects beside its registry, without a watch cache, for
+// keys under prefix (a range's own key), or, when prefix is empty, under the resource's
+// registry's prefix ("/ipaddresses"); it returns the prefix.
+func rawStorage(optsGetter generic.RESTOptionsGetter, resource schema.GroupResource, example, list runtime.Object, prefix string) (storage.Interface, string, func(), error) {
+	opts, err := etcdstorage.Uncached(optsGetter).GetRESTOptions(resource, example)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	st, destroy, err := opts.Decorator(opts.StorageConfig, key, nil, func() runtime.Object { return &corev1.RangeAllocation{} }, nil, nil, nil, nil)
+	if prefix == "" {
+		prefix = "/" + strings.TrimPrefix(opts.ResourcePrefix, "/")
+	}
+	newList := func() runtime.Object { return nil }
+	if list != nil {
+		newList = func() runtime.Object { return list.DeepCopyObject() }
+	}
+	st, destroy, err := opts.Decorator(opts.StorageConfig, prefix, nil, func() runtime.Object { return example.DeepCopyObject() }, newList, nil, nil, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return st, func() { destroy() }, nil
+	return st, prefix, func() { destroy() }, nil
 }

@@ -1,5 +1,11 @@
 // Package networking is the networking.k8s.io API group of the Core server, following kubernetes
-// pkg/registry/networking: Ingresses (with /status), IngressClasses and NetworkPolicies.
+// pkg/registry/networking: Ingresses (with /status), IngressClasses, NetworkPolicies,
+// ServiceCIDRs (with /status) and IPAddresses.
+//
+// ServiceCIDRs and IPAddresses are how kube-apiserver v1.37 keeps its ClusterIP ranges and the
+// addresses it hands out. Core keeps the default range, `kubernetes`, made from
+// --service-cluster-ip-range (servers/core/servicecidr.go); servers/core/allocator says what
+// the chain's ClusterIP allocation does with these objects.
 package networking
 
 import (
@@ -56,8 +62,40 @@ var networkPolicies = &resource.Definition{
 	ValidateUpdate: resource.CheckUpdate(validation.ValidateNetworkPolicyUpdate),
 }
 
+// serviceCIDRs follows pkg/registry/networking/servicecidr, whose strategy resets status
+// neither on create nor on update: the main resource writes it as /status does.
+var serviceCIDRs = &resource.Definition{
+	Resource: "servicecidrs", Singular: "servicecidr",
+	New:                  func() runtime.Object { return &networkingv1.ServiceCIDR{} },
+	NewList:              func() runtime.Object { return &networkingv1.ServiceCIDRList{} },
+	Table:                printers.ServiceCIDR,
+	Status:               true,
+	MainWritesStatus:     true,
+	Validate:             resource.Check(validation.ValidateServiceCIDR),
+	ValidateUpdate:       resource.CheckUpdate(validation.ValidateServiceCIDRUpdate),
+	ValidateStatusUpdate: resource.CheckUpdate(validation.ValidateServiceCIDRStatusUpdate),
+}
+
+// ipAddresses follows pkg/registry/networking/ipaddress. An address is its own name: a
+// generateName is taken as the name, without a random suffix.
+var ipAddresses = &resource.Definition{
+	Resource: "ipaddresses", Singular: "ipaddress",
+	New:            func() runtime.Object { return &networkingv1.IPAddress{} },
+	NewList:        func() runtime.Object { return &networkingv1.IPAddressList{} },
+	ShortNames:     []string{"ip"},
+	Table:          printers.IPAddress,
+	NameGenerator:  asIs{},
+	Validate:       resource.Check(validation.ValidateIPAddress),
+	ValidateUpdate: resource.CheckUpdate(validation.ValidateIPAddressUpdate),
+}
+
+// asIs makes the name a generateName asks for be that generateName.
+type asIs struct{}
+
+func (asIs) GenerateName(base string) string { return base }
+
 // definitions are the group's resources, each declared once.
-var definitions = []*resource.Definition{ingresses, ingressClasses, networkPolicies}
+var definitions = []*resource.Definition{ingresses, ingressClasses, networkPolicies, serviceCIDRs, ipAddresses}
 
 // Group is the networking.k8s.io group: its types, field selectors and storage.
 func Group() registry.Group {

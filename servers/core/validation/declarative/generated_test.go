@@ -3,7 +3,7 @@ package declarative
 import (
 	"testing"
 
-	"github.com/apichain/apichain/internal/generated"
+	"github.com/apichain/apichain/test/generated"
 )
 
 // TestGeneratedFilesAreCurrent: a k8s.io/api upgrade or a new group without `go generate`

@@ -12,14 +12,18 @@ var kinds = map[string]vt.Kind{
 	"NetworkPolicy": vt.Of(ValidateNetworkPolicy, ValidateNetworkPolicyUpdate),
 	"Ingress":       vt.Of(ValidateIngressCreate, ValidateIngressUpdate),
 	"IngressClass":  vt.Of(ValidateIngressClass, ValidateIngressClassUpdate),
+	"ServiceCIDR":   vt.Of(ValidateServiceCIDR, ValidateServiceCIDRUpdate),
+	"IPAddress":     vt.Of(ValidateIPAddress, ValidateIPAddressUpdate),
 }
 
-func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 18, nil) }
+func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 31, nil) }
 
 func TestAccepted(t *testing.T) {
 	vt.Accepted(t, "networkpolicy.json", kinds["NetworkPolicy"])
 	vt.Accepted(t, "ingress.json", kinds["Ingress"])
 	vt.Accepted(t, "ingressclass.json", kinds["IngressClass"])
+	vt.Accepted(t, "servicecidr.json", kinds["ServiceCIDR"])
+	vt.Accepted(t, "ipaddress.json", kinds["IPAddress"])
 }
 
 // check decodes docs as kind, validates them as new (merged with the declarative rules) and

@@ -1,17 +1,17 @@
 // Package networking validates the networking.k8s.io kinds of the Core server: Ingress (and
-// its status), IngressClass and NetworkPolicy.
+// its status), IngressClass, NetworkPolicy, ServiceCIDR (and its status) and IPAddress.
 //
 // It sits in the Core server of the chain: the Definitions of servers/core/registry/networking
 // call these functions as their Validate hooks, after the request is decoded and defaulted and
 // before the object is stored; a non-empty error list becomes kube-apiserver's 422 Invalid.
 // The rules, paths and messages are kube-apiserver v1.37.2's, as observed. The generated
-// declarative rules report that an ipBlock's cidr and an IngressClass's parameters kind and
-// name are required: ours, marked as covered by them, are dropped in favour of theirs.
+// declarative rules report that an ipBlock's cidr, an IngressClass's parameters kind and name,
+// and an IPAddress's parentRef (and its resource and name) are required, and that the parentRef
+// is immutable: ours, marked as covered by them, are dropped in favour of theirs.
 //
 // An update keeps what the stored object already has and today's rules reject: invalid label
 // values in a policy's selectors, invalid CIDRs, an Ingress's invalid TLS secret names and
-// invalid rules under wildcard hosts. Left out: IPAddress and ServiceCIDR, which Core does
-// not serve.
+// invalid rules under wildcard hosts.
 package networking
 
 import (

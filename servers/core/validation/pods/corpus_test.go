@@ -30,6 +30,6 @@ var kinds = map[string]validationtest.Kind{
 }
 
 // TestCorpus runs kube-apiserver's validation corpus cases of this package's kinds straight
-// through its functions (59 of them are decided by validation). servers/chain's
+// through its functions (59 of them are decided by validation). test/core/compare's
 // TestValidationCorpus sends them through a running chain.
 func TestCorpus(t *testing.T) { validationtest.Corpus(t, kinds, 59, nil) }

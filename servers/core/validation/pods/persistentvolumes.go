@@ -57,6 +57,23 @@ func persistentVolumeSpec(pv *corev1.PersistentVolume) field.ErrorList {
 	)
 }
 
+// InlinePersistentVolumeSpec checks the volume spec a VolumeAttachment carries for a volume a
+// pod defines inline (an in-tree volume migrated to CSI): a PersistentVolume's spec without the
+// capacity and claim that only a real volume has, and whose source is CSI.
+func InlinePersistentVolumeSpec(p *field.Path, spec *corev1.PersistentVolumeSpec) field.ErrorList {
+	const notInline = "may not be specified in the context of inline volumes"
+	return validation.Join(
+		validation.When(spec.ClaimRef != nil, field.Forbidden(p.Child("claimRef"), notInline)),
+		validation.When(len(spec.Capacity) != 0, field.Forbidden(p.Child("capacity"), notInline)),
+		validation.When(spec.CSI == nil, field.Required(p.Child("csi"), "has to be specified in the context of inline volumes")),
+		accessModeList(p.Child("accessModes"), spec.AccessModes, ""),
+		persistentVolumeSource(p, spec),
+		optionalOneOf(p.Child("persistentVolumeReclaimPolicy"), spec.PersistentVolumeReclaimPolicy,
+			corev1.PersistentVolumeReclaimDelete, corev1.PersistentVolumeReclaimRecycle, corev1.PersistentVolumeReclaimRetain),
+		validation.IfSet(p.Child("volumeMode"), spec.VolumeMode, volumeMode),
+	)
+}
+
 // capacity: how big the volume is, its storage and nothing else.
 func capacity(p *field.Path, c corev1.ResourceList) field.ErrorList {
 	var errs field.ErrorList

@@ -24,6 +24,15 @@ func (s *podSpec) containerResources(path *field.Path, r *corev1.ResourceRequire
 	)
 }
 
+// ContainerLimits checks a list of resources as a container's limits are checked, reporting
+// them under path.Child("limits") (kube-apiserver checks a RuntimeClass's pod overhead so).
+func ContainerLimits(path *field.Path, limits corev1.ResourceList) field.ErrorList {
+	return validation.Join(
+		resourceList(path.Child("limits"), limits, ContainerResourceName),
+		hugePagesNeedCPUOrMemory(path, &corev1.ResourceRequirements{Limits: limits}),
+	)
+}
+
 // resourceList: each name passes nameRule, each quantity is not negative; extended resources
 // come in whole units and huge pages in whole pages.
 func resourceList(path *field.Path, list corev1.ResourceList, nameRule func(*field.Path, corev1.ResourceName) field.ErrorList) field.ErrorList {

@@ -182,6 +182,12 @@ func labelKeys(path *field.Path, keys []string, selector *metav1.LabelSelector) 
 	return errs
 }
 
+// Tolerations checks a list of tolerations as a pod's are checked (a RuntimeClass's scheduling
+// carries some too).
+func Tolerations(path *field.Path, tolerations []corev1.Toleration) field.ErrorList {
+	return validation.Each(path, tolerations, toleration)
+}
+
 // toleration: which taints the pod tolerates. An empty key with Exists tolerates everything.
 func toleration(path *field.Path, t *corev1.Toleration) field.ErrorList {
 	var errs field.ErrorList

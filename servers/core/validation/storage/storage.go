@@ -1,11 +1,15 @@
-// Package storage validates the storage.k8s.io kind of the Core server: StorageClass.
+// Package storage validates the storage.k8s.io kinds of the Core server: StorageClass,
+// VolumeAttributesClass, CSIDriver, CSINode, CSIStorageCapacity and VolumeAttachment.
 //
-// It sits in the Core server of the chain: the StorageClass Definition
+// It sits in the Core server of the chain: each kind's Definition
 // (servers/core/registry/storage) calls these functions as its Validate hooks, after the
 // request is decoded and defaulted and before the object is stored; a non-empty error list
 // becomes kube-apiserver's 422 Invalid. The rules, paths and messages are kube-apiserver
-// v1.37.2's, as observed. The generated declarative rules report that provisioner is required
-// and that provisioner, parameters, reclaimPolicy and volumeBindingMode are immutable: ours,
+// v1.37.2's, as observed, quirks included: a CSIDriver's attachRequired is reported on
+// spec.attachedRequired, a CSINode's topology keys on the driver. The generated declarative
+// rules report that a StorageClass's provisioner is required and that provisioner, parameters,
+// reclaimPolicy and volumeBindingMode are immutable, and that a VolumeAttachment's attacher is
+// required, a DNS subdomain of at most 63 characters in any case, and its spec immutable: ours,
 // marked as covered by them, are dropped in favour of theirs.
 //
 // Left out: kube-apiserver reports a topology term without expressions as a duplicate of the

@@ -10,12 +10,25 @@ import (
 )
 
 var kinds = map[string]vt.Kind{
-	"StorageClass": vt.Of(ValidateStorageClass, ValidateStorageClassUpdate),
+	"StorageClass":          vt.Of(ValidateStorageClass, ValidateStorageClassUpdate),
+	"VolumeAttributesClass": vt.Of(ValidateVolumeAttributesClass, ValidateVolumeAttributesClassUpdate),
+	"CSIDriver":             vt.Of(ValidateCSIDriver, ValidateCSIDriverUpdate),
+	"CSINode":               vt.Of(ValidateCSINode, ValidateCSINodeUpdate),
+	"CSIStorageCapacity":    vt.Of(ValidateCSIStorageCapacity, ValidateCSIStorageCapacityUpdate),
+	"VolumeAttachment":      vt.Of(ValidateVolumeAttachment, ValidateVolumeAttachmentUpdate),
 }
 
-func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 5, nil) }
+func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 32, nil) }
 
-func TestAccepted(t *testing.T) { vt.Accepted(t, "storageclass.json", kinds["StorageClass"]) }
+func TestAccepted(t *testing.T) {
+	for file, kind := range map[string]string{
+		"storageclass.json": "StorageClass", "volumeattributesclass.json": "VolumeAttributesClass",
+		"csidriver.json": "CSIDriver", "csinode.json": "CSINode", "csistoragecapacity.json": "CSIStorageCapacity",
+		"volumeattachment.json": "VolumeAttachment",
+	} {
+		vt.Accepted(t, file, kinds[kind])
+	}
+}
 
 func storageClass(t *testing.T, doc string) *storagev1.StorageClass {
 	sc := &storagev1.StorageClass{}

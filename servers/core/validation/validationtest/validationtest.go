@@ -177,7 +177,7 @@ func Of[E any, T interface {
 // why) straight through their functions, merged with the declarative rules and with the
 // generic metadata checks k8s.io/apiserver adds: an accepted object has no errors, a rejected
 // one the same causes (field and type, in any order). It fails if fewer than min cases ran.
-// servers/chain's TestValidationCorpus sends the same cases through a running chain.
+// test/core/compare's TestValidationCorpus sends the same cases through a running chain.
 func Corpus(t *testing.T, kinds map[string]Kind, min int, skip map[string]string) {
 	var corpus struct {
 		Cases []struct {

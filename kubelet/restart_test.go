@@ -1,0 +1,109 @@
+package kubelet_test
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/apichain/apichain/kubelet"
+	"github.com/apichain/apichain/test/testchain"
+)
+
+// TestDeletedNodeComesBackAndRestartsReuseNodes deletes a node (its kubelet registers it
+// again), then restarts the chain and the kubelets on the same data: the same nodes are
+// updated, not duplicated, and a pod that ran keeps running where it was, with its address.
+func TestDeletedNodeComesBackAndRestartsReuseNodes(t *testing.T) {
+	dir := t.TempDir()
+	start := func() *testchain.Chain {
+		c, err := testchain.StartIn(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	ctx := context.Background()
+
+	c := start()
+	cl, stopSim, err := startCluster(ctx, c.Chain, kubelet.Config{Nodes: 2})
+	if err != nil {
+		c.Stop()
+		t.Fatal(err)
+	}
+	first := cl.readyNode(t, "sim-node-1")
+	port := first.Status.DaemonEndpoints.KubeletEndpoint.Port
+	if err := cl.client.CoreV1().Nodes().Delete(ctx, "sim-node-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var again *corev1.Node
+	eventually(t, "sim-node-1 registered again", func(ctx context.Context) (bool, error) {
+		n, err := cl.client.CoreV1().Nodes().Get(ctx, "sim-node-1", metav1.GetOptions{})
+		if err != nil || n.UID == first.UID {
+			return false, nil
+		}
+		again = n
+		return true, nil
+	})
+	if again.Spec.PodCIDR != first.Spec.PodCIDR || again.Status.DaemonEndpoints.KubeletEndpoint.Port == 0 {
+		t.Errorf("re-registered node differs: %+v", again)
+	}
+
+	// A pod bound directly (no scheduler here), as `nodeName:` in a manifest binds it.
+	_, err = cl.client.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pinned"},
+		Spec: corev1.PodSpec{NodeName: "sim-node-2", Containers: []corev1.Container{{Name: "c", Image: "nginx:1.27"}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := waitRunning(t, cl, "default", "pinned")
+	if pod.Status.PodIP != "10.244.2.2" {
+		t.Errorf("first pod of sim-node-2 got %s", pod.Status.PodIP)
+	}
+	uids := nodeUIDs(t, cl)
+	stopSim()
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	c = start()
+	defer c.Stop()
+	cl, stopSim, err = startCluster(ctx, c.Chain, kubelet.Config{Nodes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopSim()
+	eventually(t, "nodes updated with the new kubelet port", func(ctx context.Context) (bool, error) {
+		n, err := cl.client.CoreV1().Nodes().Get(ctx, "sim-node-1", metav1.GetOptions{})
+		return err == nil && n.Status.DaemonEndpoints.KubeletEndpoint.Port != port, nil
+	})
+	if got := nodeUIDs(t, cl); len(got) != 2 || got["sim-node-1"] != uids["sim-node-1"] || got["sim-node-2"] != uids["sim-node-2"] {
+		t.Errorf("nodes after restart %v, before %v", got, uids)
+	}
+	after := waitRunning(t, cl, "default", "pinned")
+	if after.Status.PodIP != pod.Status.PodIP || after.Status.ContainerStatuses[0].ContainerID != pod.Status.ContainerStatuses[0].ContainerID {
+		t.Errorf("pod moved: %s %s, was %s %s", after.Status.PodIP, after.Status.ContainerStatuses[0].ContainerID,
+			pod.Status.PodIP, pod.Status.ContainerStatuses[0].ContainerID)
+	}
+	// A new pod does not get the address the old one holds.
+	if _, err := cl.client.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "second"},
+		Spec: corev1.PodSpec{NodeName: "sim-node-2", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if second := waitRunning(t, cl, "default", "second"); second.Status.PodIP != "10.244.2.3" {
+		t.Errorf("second pod got %s", second.Status.PodIP)
+	}
+}
+
+func nodeUIDs(t *testing.T, cl *cluster) map[string]types.UID {
+	t.Helper()
+	nodes, err := cl.client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uids := map[string]types.UID{}
+	for _, n := range nodes.Items {
+		uids[n.Name] = n.UID
+	}
+	return uids
+}
