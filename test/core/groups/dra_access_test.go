@@ -1,4 +1,4 @@
-package chain_test
+package groups_test
 
 import (
 	"context"
@@ -17,29 +17,37 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/test/core/coretest"
+	"github.com/apichain/apichain/test/testchain"
 )
+
+// uniqueUser is a user name no other test uses.
+func uniqueUser(prefix string) string { return prefix + "-" + utilrand.String(5) }
 
 // grant gives user the rules cluster-wide and waits until the authorizer has seen them.
 func grant(t *testing.T, user string, check authorizationv1.ResourceAttributes, rules ...rbacv1.PolicyRule) {
 	t.Helper()
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
 	role, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{GenerateName: user + "-"}, Rules: rules}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef: roleRef("ClusterRole", role.Name), Subjects: []rbacv1.Subject{userSubject(user)}}, metav1.CreateOptions{}); err != nil {
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, role.Name, metav1.DeleteOptions{})
 		_ = cs.RbacV1().ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{})
 	})
-	waitAllowed(t, userConfig(t, user), check)
+	coretest.WaitAllowed(t, testchain.UserConfig(t, shared, user), check)
 }
 
 // causeOf is the field and type of an Invalid answer's only cause, or the error itself.
@@ -63,9 +71,9 @@ func errString(err error) string {
 // devices only in a namespace labelled resource.kubernetes.io/admin-access: "true" (read as
 // the write happens).
 func TestDRAAdminAccessNeedsALabelledNamespace(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	spec := resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{
 		{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "dc", AdminAccess: ptr.To(true)}}}}}
 	claim := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "admin"}, Spec: spec}
@@ -102,9 +110,9 @@ func TestDRAAdminAccessNeedsALabelledNamespace(t *testing.T) {
 // resourceclaims/driver for the device's driver (arbitrary-node:update for a writer that is not
 // on the claim's node).
 func TestResourceClaimStatusIsTheSchedulersAndTheDrivers(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	claim, err := cs.ResourceV1().ResourceClaims(ns).Create(ctx, &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c"},
 		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{
 			{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "dc"}}}}}}, metav1.CreateOptions{})
@@ -114,7 +122,7 @@ func TestResourceClaimStatusIsTheSchedulersAndTheDrivers(t *testing.T) {
 	user := uniqueUser("dra-scheduler")
 	statusWriter := authorizationv1.ResourceAttributes{Verb: "update", Group: "resource.k8s.io", Resource: "resourceclaims", Subresource: "status", Namespace: ns}
 	grant(t, user, statusWriter, rbacv1.PolicyRule{Verbs: []string{"get", "update"}, APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceclaims", "resourceclaims/status"}})
-	as := kubernetes.NewForConfigOrDie(userConfig(t, user)).ResourceV1().ResourceClaims(ns)
+	as := kubernetes.NewForConfigOrDie(testchain.UserConfig(t, shared, user)).ResourceV1().ResourceClaims(ns)
 
 	allocated := claim.DeepCopy()
 	allocated.Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{
@@ -146,7 +154,7 @@ func TestResourceClaimStatusIsTheSchedulersAndTheDrivers(t *testing.T) {
 // TestDeviceTaintRuleNewEffectIsDated: a taint rule's timeAdded says when its effect began; a
 // new effect moves it (and the generation), a new value does not.
 func TestDeviceTaintRuleNewEffectIsDated(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
 	rules := cs.ResourceV1().DeviceTaintRules()
 	long := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
@@ -175,16 +183,11 @@ func TestDeviceTaintRuleNewEffectIsDated(t *testing.T) {
 	}
 }
 
-// warnings collects the warnings of the responses to one client.
-type warnings struct{ got []string }
-
-func (w *warnings) HandleWarningHeader(_ int, _ string, text string) { w.got = append(w.got, text) }
-
 // TestResourceSliceOfAnUppercaseDriverIsWarnedAbout: driver names are DNS subdomains, case
 // aside; an uppercase one is accepted with a warning.
 func TestResourceSliceOfAnUppercaseDriverIsWarnedAbout(t *testing.T) {
 	cfg := rest.CopyConfig(shared.Admin)
-	w := &warnings{}
+	w := &coretest.Warnings{}
 	cfg.WarningHandler = w
 	slices := kubernetes.NewForConfigOrDie(cfg).ResourceV1().ResourceSlices()
 	ctx := context.Background()
@@ -194,17 +197,17 @@ func TestResourceSliceOfAnUppercaseDriverIsWarnedAbout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer slices.Delete(ctx, slice.Name, metav1.DeleteOptions{})
-	if want := `spec.driver: driver names should be lowercase; "GPU.example.com" contains uppercase characters`; len(w.got) != 1 || w.got[0] != want {
-		t.Errorf("warnings %q, want %q", w.got, want)
+	if want := `spec.driver: driver names should be lowercase; "GPU.example.com" contains uppercase characters`; len(w.Got) != 1 || w.Got[0] != want {
+		t.Errorf("warnings %q, want %q", w.Got, want)
 	}
 }
 
 // TestPodCertificatesAreAnsweredBySigners: only a writer allowed to "sign" for a request's
 // signer may answer it through /status.
 func TestPodCertificatesAreAnsweredBySigners(t *testing.T) {
-	cs, _ := clients(t)
+	cs, _ := testchain.Clients(t, shared)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := testchain.Namespace(t, shared)
 	_, key, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +225,7 @@ func TestPodCertificatesAreAnsweredBySigners(t *testing.T) {
 	user := uniqueUser("signer")
 	grant(t, user, authorizationv1.ResourceAttributes{Verb: "update", Group: "certificates.k8s.io", Resource: "podcertificaterequests", Subresource: "status", Namespace: ns},
 		rbacv1.PolicyRule{Verbs: []string{"get", "update"}, APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"podcertificaterequests/status"}})
-	as := kubernetes.NewForConfigOrDie(userConfig(t, user)).CertificatesV1().PodCertificateRequests(ns)
+	as := kubernetes.NewForConfigOrDie(testchain.UserConfig(t, shared, user)).CertificatesV1().PodCertificateRequests(ns)
 	denied := req.DeepCopy()
 	denied.Status.Conditions = []metav1.Condition{{Type: certificatesv1.PodCertificateRequestConditionTypeDenied, Status: metav1.ConditionTrue,
 		Reason: "NoThanks", LastTransitionTime: metav1.Now()}}
@@ -254,7 +257,7 @@ func TestClusterTrustBundlesOfASignerAreAttested(t *testing.T) {
 	user := uniqueUser("publisher")
 	grant(t, user, authorizationv1.ResourceAttributes{Verb: "create", Group: "certificates.k8s.io", Resource: "clustertrustbundles"},
 		rbacv1.PolicyRule{Verbs: []string{"create", "delete"}, APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"clustertrustbundles"}})
-	bundles := kubernetes.NewForConfigOrDie(userConfig(t, user)).CertificatesV1().ClusterTrustBundles()
+	bundles := kubernetes.NewForConfigOrDie(testchain.UserConfig(t, shared, user)).CertificatesV1().ClusterTrustBundles()
 
 	signed := &certificatesv1.ClusterTrustBundle{ObjectMeta: metav1.ObjectMeta{Name: "example.com:" + user + ":1"},
 		Spec: certificatesv1.ClusterTrustBundleSpec{SignerName: "example.com/" + user, TrustBundle: bundle}}

@@ -1,4 +1,4 @@
-package chain_test
+package groups_test
 
 import (
 	"context"
@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/apichain/apichain/test/core/coretest"
 	"github.com/apichain/apichain/test/reference"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // fromReference returns what kubectl sent kube-apiserver for test/reference/defaulted/<file>
@@ -103,8 +105,8 @@ var newKinds = []struct {
 // sent, compares the answer (its defaults) with kube-apiserver's, then reads, lists, updates,
 // sets the status of, prints and deletes it, as a client would.
 func TestNewResourcesLikeKubeAPIServer(t *testing.T) {
-	_, dyn := clients(t)
-	ns := newNamespace(t)
+	_, dyn := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	for _, k := range newKinds {
 		t.Run(k.gvr.Resource, func(t *testing.T) {
@@ -163,7 +165,7 @@ func TestNewResourcesLikeKubeAPIServer(t *testing.T) {
 			if k.status != "" {
 				// Through the main resource, the status does not change; through /status,
 				// only the status does.
-				withStatus := object(t, "{status: "+k.status+"}", name, ns)
+				withStatus := coretest.Object(t, "{status: "+k.status+"}", name, ns)
 				tried := current.DeepCopy()
 				tried.Object["status"] = withStatus.Object["status"]
 				updated, err := ri.Update(ctx, tried, metav1.UpdateOptions{})
@@ -188,8 +190,8 @@ func TestNewResourcesLikeKubeAPIServer(t *testing.T) {
 				}
 			}
 
-			table := tableFor(t, path+"/"+name)
-			if got := strings.Join(columnNames(table), ","); got != k.columns {
+			table := coretest.Table(t, shared, path+"/"+name)
+			if got := strings.Join(coretest.ColumnNames(table), ","); got != k.columns {
 				t.Errorf("columns %s, want %s", got, k.columns)
 			}
 			var cells []string
@@ -205,7 +207,7 @@ func TestNewResourcesLikeKubeAPIServer(t *testing.T) {
 				t.Errorf("row %s, want %s", got, want)
 			}
 
-			resp, body := do(t, shared.Admin, http.MethodDelete, path+"/"+name, nil, "")
+			resp, body := testchain.Do(t, shared.Admin, http.MethodDelete, path+"/"+name, nil, "")
 			var kind struct{ Kind string }
 			_ = json.Unmarshal(body, &kind)
 			if want := map[bool]string{true: created.GetKind(), false: "Status"}[k.answersDeleteWithObject]; resp.StatusCode != http.StatusOK || kind.Kind != want {
