@@ -202,7 +202,7 @@ func (k kind[T, L]) ensureOne(ctx context.Context, stored, want T, mandatory boo
 		}
 		return err
 	}
-	update := true || mandatory || autoUpdate(stored)
+	update := mandatory || autoUpdate(stored)
 	revised, changed := k.copy(stored), false
 	if update && !k.specIs(want, stored) {
 		revised, changed = k.withSpec(stored, want), true
