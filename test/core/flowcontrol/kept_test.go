@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -25,6 +26,7 @@ const autoUpdate = flowcontrolv1.AutoUpdateAnnotationKey
 // next start on its data dir (the hook holds /readyz until its first pass is done) finds each
 // put back or kept.
 func TestBootstrapConfigurationKept(t *testing.T) {
+	t.Parallel() // on chains of its own
 	dir := t.TempDir()
 	first, err := testchain.StartIn(dir, nil)
 	if err != nil {
@@ -112,6 +114,35 @@ func TestBootstrapConfigurationKept(t *testing.T) {
 		if _, err := fss.Get(ctx, name, metav1.GetOptions{}); err != nil {
 			t.Errorf("the cluster's own schema %s: %v, want it kept", name, err)
 		}
+	}
+}
+
+// TestDeletedMandatoryComesBack: the hook keeps the configuration while the chain runs, not
+// only at start: a mandatory object deleted is created again by its next pass (kube-apiserver's
+// run once a minute), with bootstrap's spec.
+func TestDeletedMandatoryComesBack(t *testing.T) {
+	// Parallel tests run once the package's others are done: none of them sees catch-all missing.
+	t.Parallel()
+	ctx := context.Background()
+	cs, _ := testchain.Clients(t, shared)
+	old := getFlowSchema(t, cs, "catch-all")
+	if err := cs.FlowcontrolV1().FlowSchemas().Delete(ctx, "catch-all", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var back *flowcontrolv1.FlowSchema
+	testchain.Eventually(t, "the catch-all FlowSchema created again", func(ctx context.Context) (bool, error) {
+		fs, err := cs.FlowcontrolV1().FlowSchemas().Get(ctx, "catch-all", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		back = fs
+		return err == nil, err
+	})
+	if back.UID == old.UID {
+		t.Fatalf("catch-all kept its UID %s: it was not deleted", old.UID)
+	}
+	if !equality.Semantic.DeepEqual(back.Spec, old.Spec) || back.Annotations[autoUpdate] != "true" {
+		t.Errorf("catch-all created again with spec %+v, annotations %v; want bootstrap's %+v, auto-update true", back.Spec, back.Annotations, old.Spec)
 	}
 }
 
