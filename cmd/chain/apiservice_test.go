@@ -115,8 +115,9 @@ func TestSampleAPIServerThroughTheChain(t *testing.T) {
 	}
 	waitWatched(t, w, "second")
 
-	// An ordinary user: the Aggregator names her in X-Remote-User, the server asks the chain
-	// (SubjectAccessReview) and refuses her until RBAC in the chain lets her list flunders.
+	// An ordinary user: refused at the chain's head until RBAC in the chain lets her list
+	// flunders; then the Aggregator names her in X-Remote-User and the server asks the chain
+	// (its SubjectAccessReview) before it answers.
 	alice := rest.CopyConfig(cfg)
 	alice.Impersonate = rest.ImpersonationConfig{UserName: "alice"}
 	aliceFlunders := dynamic.NewForConfigOrDie(alice).Resource(flunders).Namespace("default")
