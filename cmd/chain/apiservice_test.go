@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
@@ -390,6 +391,17 @@ func TestAPIServiceAddRejectsBadInput(t *testing.T) {
 	// Nothing of any of them was written.
 	checkNothingManaged(t, r.dir)
 
+	// A write that fails half-way (a user who may write all but the APIService) is taken back.
+	half := halfRightsKubeconfig(t, r.dir)
+	out, err := chainCommand(t, half, append([]string{"apiservice", "add", wardleAPIService, "--write-kubeconfig", filepath.Join(r.dir, "w.kubeconfig")}, ok...)...)
+	if err == nil || !strings.Contains(out, "creating apiservice.apiregistration.k8s.io/"+wardleAPIService) {
+		t.Errorf("chain apiservice add by a user who may not create APIServices: %v, want it to fail creating the APIService\n%s", err, out)
+	}
+	checkNothingManaged(t, r.dir)
+	if _, err := os.Stat(filepath.Join(r.dir, "w.kubeconfig")); !os.IsNotExist(err) {
+		t.Errorf("the kubeconfig of a failed add was written: %v", err)
+	}
+
 	// Added twice: the second add changes nothing and says what is there already.
 	if out, err := chainCommand(t, admin, append([]string{"apiservice", "add", wardleAPIService}, ok...)...); err != nil {
 		t.Fatalf("chain apiservice add: %v\n%s", err, out)
@@ -405,6 +417,42 @@ func TestAPIServiceAddRejectsBadInput(t *testing.T) {
 		t.Fatalf("chain apiservice remove: %v\n%s", err, out)
 	}
 	checkNothingManaged(t, r.dir)
+}
+
+// halfRightsKubeconfig is a kubeconfig of the user "half", who may write everything `chain
+// apiservice add` writes but the APIService (the admin's certificate, impersonating her).
+func halfRightsKubeconfig(t *testing.T, dir string) string {
+	t.Helper()
+	cfg := adminConfig(t, dir)
+	all := []string{"get", "list", "create", "delete"}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "half"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"serviceaccounts", "serviceaccounts/token", "services"}, Verbs: all},
+		{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: all},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles", "clusterrolebindings", "roles", "rolebindings"}, Verbs: append(all, "bind", "escalate")},
+		{APIGroups: []string{"apiregistration.k8s.io"}, Resources: []string{"apiservices"}, Verbs: []string{"get", "list"}},
+	}}
+	rbac := kubernetes.NewForConfigOrDie(cfg).RbacV1()
+	if _, err := rbac.ClusterRoles().Create(context.Background(), role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "half"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "half"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "half"}}}
+	if _, err := rbac.ClusterRoleBindings().Create(context.Background(), binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kc, err := clientcmd.LoadFromFile(filepath.Join(dir, "admin.kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, user := range kc.AuthInfos {
+		user.Impersonate = "half"
+	}
+	path := filepath.Join(dir, "half.kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // checkNothingManaged: no object in the chain carries the label of `chain apiservice add`.
