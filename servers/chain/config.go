@@ -242,7 +242,7 @@ func secureServing(o CompletedOptions, files pki.Files, waitDrained func()) (*ge
 }
 
 // etcdOptions are kube-apiserver's storage defaults: /registry, protobuf, watch cache on; with
-// the client TLS files of --etcd-cafile, --etcd-certfile and --etcd-keyfile where kube-apiserver
+// the compaction interval of --etcd-compaction-interval and the client TLS files of --etcd-cafile, --etcd-certfile and --etcd-keyfile where kube-apiserver
 // puts them (k8s.io/apiserver pkg/server/options/etcd.go AddFlags).
 func etcdOptions(servers []string, o CompletedOptions) *genericoptions.EtcdOptions {
 	backend := storagebackend.NewDefaultConfig("/registry", nil)
@@ -250,6 +250,7 @@ func etcdOptions(servers []string, o CompletedOptions) *genericoptions.EtcdOptio
 	backend.Transport.TrustedCAFile = o.EtcdCAFile
 	backend.Transport.CertFile = o.EtcdCertFile
 	backend.Transport.KeyFile = o.EtcdKeyFile
+	backend.CompactionInterval = o.EtcdCompactionInterval
 	etcd := genericoptions.NewEtcdOptions(backend)
 	etcd.DefaultStorageMediaType = runtime.ContentTypeProtobuf
 	return etcd

@@ -48,6 +48,10 @@ type Options struct {
 	// EtcdCAFile, EtcdCertFile and EtcdKeyFile secure the connection to an external etcd
 	// cluster with TLS: the CA that verifies the members, and this client's certificate.
 	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
+	// EtcdCompactionInterval is kube-apiserver's --etcd-compaction-interval: how often the chain
+	// asks etcd to drop the history older than the previous request's revision; 0 never does.
+	// Watches and lists at a resourceVersion older than what is kept get 410 Gone.
+	EtcdCompactionInterval time.Duration
 	// IdentityLeaseDuration and IdentityLeaseRenewInterval tune the Lease
 	// kube-system/apiserver-<hash> by which each instance says it is alive
 	// (kube-apiserver's IdentityLeaseDurationSeconds and IdentityLeaseRenewIntervalPeriod).
@@ -104,9 +108,11 @@ func NewOptions() *Options {
 		ServiceClusterIPRange: "10.0.0.0/24",
 		StartTimeout:          time.Minute,
 		RequestTimeout:        time.Minute, // kube-apiserver's default
-		Metrics:               MetricsChild,
-		MetricResolution:      15 * time.Second,
-		Controllers:           []string{"*"},
+		// kube-apiserver's default (storagebackend.NewDefaultConfig).
+		EtcdCompactionInterval: 5 * time.Minute,
+		Metrics:                MetricsChild,
+		MetricResolution:       15 * time.Second,
+		Controllers:            []string{"*"},
 		// kube-apiserver's defaults (k8s.io/apiserver pkg/server/options): a concurrency limit
 		// of 600 under API Priority and Fairness.
 		EnablePriorityAndFairness:   true,
@@ -167,6 +173,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.EtcdKeyFile, "etcd-keyfile", o.EtcdKeyFile, "SSL key file used to secure etcd communication.")
 	fs.StringVar(&o.EtcdCertFile, "etcd-certfile", o.EtcdCertFile, "SSL certification file used to secure etcd communication.")
 	fs.StringVar(&o.EtcdCAFile, "etcd-cafile", o.EtcdCAFile, "SSL Certificate Authority file used to secure etcd communication.")
+	fs.DurationVar(&o.EtcdCompactionInterval, "etcd-compaction-interval", o.EtcdCompactionInterval, "How often the chain compacts etcd's history, keeping what is newer than the previous compaction's revision (kube-apiserver's --etcd-compaction-interval). 0 never compacts.")
 
 	fs = fss.FlagSet("services")
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR from which Service ClusterIPs are allocated; the first address goes to the kubernetes service.")
@@ -265,6 +272,9 @@ func (o CompletedOptions) Validate() []error {
 	}
 	if o.RequestTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout %v must be positive", o.RequestTimeout))
+	}
+	if o.EtcdCompactionInterval < 0 {
+		errs = append(errs, fmt.Errorf("--etcd-compaction-interval %v must not be negative", o.EtcdCompactionInterval))
 	}
 	if o.StartTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--start-timeout %v must be positive", o.StartTimeout))
