@@ -101,6 +101,8 @@ type Environment struct {
 
 	chain     *chain.Chain
 	removeDir string
+	// resetter knows what existed when Start returned: what Reset keeps (reset.go).
+	resetter *resetter
 	// holdsLogs says Start took klogGate; logsAttached is what to give back (logs.go).
 	holdsLogs, logsAttached bool
 }
@@ -200,6 +202,11 @@ func (e *Environment) Start() (*rest.Config, error) {
 			return nil, e.stopAfter(fmt.Errorf("unable to install webhooks onto control plane: %w", err))
 		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.ControlPlaneStartTimeout)
+	defer cancel()
+	if e.resetter, err = e.newResetter(ctx); err != nil {
+		return nil, e.stopAfter(fmt.Errorf("recording the keys in etcd, for Reset: %w", err))
+	}
 	return e.Config, nil
 }
 
@@ -239,6 +246,10 @@ func (e *Environment) Stop() error {
 		errs = append(errs, envtest.UninstallCRDs(e.Config, e.CRDInstallOptions))
 	}
 	errs = append(errs, e.WebhookInstallOptions.Cleanup())
+	if e.resetter != nil {
+		errs = append(errs, e.resetter.close())
+		e.resetter = nil
+	}
 	if e.chain != nil {
 		stopped := make(chan error, 1)
 		go func() { stopped <- e.chain.Stop() }()
