@@ -185,14 +185,15 @@ func (r *resetter) pass(ctx context.Context) ([]string, error) {
 			others = append(others, o)
 		}
 	}
-	// Namespaces first, so nothing new can be created in them while their contents go.
-	if err := forEach(ctx, namespaces, r.remove); err != nil {
+	// Namespaces are marked Terminating first, so that nothing new is created in them while
+	// their contents go, then deleted (see Reset).
+	if err := forEach(ctx, namespaces, r.terminateNamespace); err != nil {
 		return fresh, err
 	}
 	if err := forEach(ctx, others, r.remove); err != nil {
 		return fresh, err
 	}
-	return fresh, forEach(ctx, namespaces, r.finalizeNamespace)
+	return fresh, forEach(ctx, namespaces, r.remove)
 }
 
 // read reads the objects under keys and finds the resource of each. A key whose object is
@@ -267,22 +268,35 @@ func (r *resetter) remove(ctx context.Context, o *storedObject) error {
 	return nil
 }
 
-// finalizeNamespace does what the namespace controller does once a namespace is empty: it
-// clears the namespace's spec.finalizers and deletes it again, and the namespace goes. A
-// conflict (the controller was quicker) is left to the next pass.
-func (r *resetter) finalizeNamespace(ctx context.Context, o *storedObject) error {
+// terminateNamespace clears a namespace's spec.finalizers (through the finalize subresource,
+// as the namespace controller does once a namespace is empty) and marks it Terminating. As in
+// kube-apiserver, a namespace's first DELETE only marks it, and the next one deletes it if its
+// spec.finalizers are empty; cleared first, no namespace controller sweeps it as well.
+func (r *resetter) terminateNamespace(ctx context.Context, o *storedObject) error {
 	namespaces := r.core.CoreV1().Namespaces()
 	ns, err := namespaces.Get(ctx, o.meta.Name, metav1.GetOptions{})
-	if err == nil && len(ns.Spec.Finalizers) > 0 {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", o, err)
+	}
+	if len(ns.Spec.Finalizers) > 0 {
 		ns.Spec.Finalizers = nil
-		_, err = namespaces.Finalize(ctx, ns, metav1.UpdateOptions{})
+		if ns, err = namespaces.Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
+			if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+				return nil // gone, or changed in between: the next pass reads it again
+			}
+			return fmt.Errorf("finalizing %s: %w", o, err)
+		}
 	}
-	if err == nil {
-		err = namespaces.Delete(ctx, o.meta.Name, metav1.DeleteOptions{})
+	if ns.DeletionTimestamp == nil {
+		if err := namespaces.Delete(ctx, o.meta.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting %s: %w", o, err)
+		}
 	}
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("finalizing %s: %w", o, err)
-	}
+	// What remove (the second DELETE, then metadata finalizers) will find.
+	o.meta.DeletionTimestamp, o.meta.Finalizers = nil, ns.Finalizers
 	return nil
 }
 
