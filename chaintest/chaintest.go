@@ -6,9 +6,10 @@
 // It is a drop-in for envtest: the fields that mean the same have envtest's names and types
 // (CRD and webhook installation are envtest's own code), Start returns a *rest.Config for an
 // admin in system:masters, Stop tears everything down. Beyond envtest: a metrics server
-// (Metrics), simulated nodes (Nodes), a kubeconfig file for debugging (KubeConfigPath), and
-// the chain's controllers, so that namespaces really go away and owners' dependents are
-// collected.
+// (Metrics), simulated nodes (Nodes), a kubeconfig file for debugging (KubeConfigPath), the
+// chain's controllers, so that namespaces really go away and owners' dependents are
+// collected, and Reset, which returns a running Environment to its state after Start so that
+// a suite's tests can share one.
 //
 // Where it sits: outside the chain, like cmd/chain — it builds servers/chain and nothing else.
 package chaintest

@@ -51,9 +51,11 @@ import (
 //     new finalizers, so none slips in between.) The one finalizer left to its owner is
 //     apiextensions' on a CRD: its controller removes it once the CRD's custom resources are
 //     gone, and Reset waits for that, so no custom resource outlives its CRD in etcd;
-//   - namespaces: a new namespace is deleted first, so that NamespaceLifecycle admission
-//     refuses anything new in it, then its contents, then Reset finalizes it (as the namespace
-//     controller does once a namespace is empty), so it goes even without controllers;
+//   - namespaces: a new namespace is finalized (its spec.finalizers cleared, which the
+//     namespace controller does once a namespace is empty) and marked Terminating first, so
+//     that NamespaceLifecycle admission refuses anything new in it (the ServiceAccount and
+//     root CA controllers' objects among them) and no namespace controller sweeps it too;
+//     then its contents go, then the namespace. It goes even without controllers;
 //   - the garbage collector: deletions use background propagation, which adds no finalizer;
 //     dependents are new objects too and deleted by Reset, so nothing waits on the collector;
 //   - objects the chain manages for others (the APIService of a CRD's group) are left to the
