@@ -6,9 +6,10 @@
 // It is a drop-in for envtest: the fields that mean the same have envtest's names and types
 // (CRD and webhook installation are envtest's own code), Start returns a *rest.Config for an
 // admin in system:masters, Stop tears everything down. Beyond envtest: a metrics server
-// (Metrics), simulated nodes (Nodes), a kubeconfig file for debugging (KubeConfigPath), and
-// the chain's controllers, so that namespaces really go away and owners' dependents are
-// collected.
+// (Metrics), simulated nodes (Nodes), a kubeconfig file for debugging (KubeConfigPath), the
+// chain's controllers, so that namespaces really go away and owners' dependents are
+// collected, and Reset, which returns a running Environment to its state after Start so that
+// a suite's tests can share one.
 //
 // Where it sits: outside the chain, like cmd/chain — it builds servers/chain and nothing else.
 package chaintest
@@ -101,6 +102,8 @@ type Environment struct {
 
 	chain     *chain.Chain
 	removeDir string
+	// resetter knows what existed when Start returned: what Reset keeps (reset.go).
+	resetter *resetter
 	// holdsLogs says Start took klogGate; logsAttached is what to give back (logs.go).
 	holdsLogs, logsAttached bool
 }
@@ -200,6 +203,11 @@ func (e *Environment) Start() (*rest.Config, error) {
 			return nil, e.stopAfter(fmt.Errorf("unable to install webhooks onto control plane: %w", err))
 		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.ControlPlaneStartTimeout)
+	defer cancel()
+	if e.resetter, err = e.newResetter(ctx); err != nil {
+		return nil, e.stopAfter(fmt.Errorf("recording the keys in etcd, for Reset: %w", err))
+	}
 	return e.Config, nil
 }
 
@@ -239,6 +247,10 @@ func (e *Environment) Stop() error {
 		errs = append(errs, envtest.UninstallCRDs(e.Config, e.CRDInstallOptions))
 	}
 	errs = append(errs, e.WebhookInstallOptions.Cleanup())
+	if e.resetter != nil {
+		errs = append(errs, e.resetter.close())
+		e.resetter = nil
+	}
 	if e.chain != nil {
 		stopped := make(chan error, 1)
 		go func() { stopped <- e.chain.Stop() }()
