@@ -45,10 +45,13 @@ func ByNode(pods cache.SharedIndexInformer) error {
 	if _, ok := pods.GetIndexer().GetIndexers()[PodsByNode]; ok {
 		return nil
 	}
-	return pods.AddIndexers(cache.Indexers{PodsByNode: func(obj any) ([]string, error) {
-		if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
-			return []string{p.Spec.NodeName}, nil
-		}
-		return nil, nil
-	}})
+	return pods.AddIndexers(cache.Indexers{PodsByNode: IndexByNode})
+}
+
+// IndexByNode is the index function of PodsByNode.
+func IndexByNode(obj any) ([]string, error) {
+	if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
+		return []string{p.Spec.NodeName}, nil
+	}
+	return nil, nil
 }
