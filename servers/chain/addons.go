@@ -20,9 +20,9 @@ import (
 
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/internal/kubeconfig"
-	"github.com/apichain/apichain/internal/sharedinformers"
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/internal/rbac/bootstrappolicy"
+	"github.com/apichain/apichain/internal/sharedinformers"
 	"github.com/apichain/apichain/servers/metrics"
 )
 

@@ -117,7 +117,7 @@ func NewOptions() *Options {
 		// default Service range nor kubeadm's (10.96.0.0/12).
 		ClusterCIDR:      "10.224.0.0/11",
 		NodeCIDRMaskSize: 24,
-		Controllers:           []string{"*"},
+		Controllers:      []string{"*"},
 		// kube-apiserver's defaults (pkg/controlplane/apiserver/server.go).
 		IdentityLeaseDuration:      time.Hour,
 		IdentityLeaseRenewInterval: 10 * time.Second,
