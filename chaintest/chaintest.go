@@ -228,7 +228,7 @@ func (e *Environment) options() *chain.Options {
 	}
 	if e.Metrics || e.Nodes > 0 {
 		o.Nodes = e.Nodes
-		o.Controllers = append(o.Controllers, controllers.SimulatedKubelet, controllers.NodeLifecycle, controllers.Scheduler)
+		o.Controllers = append(o.Controllers, controllers.SimulatedKubelet, controllers.NodeIPAM, controllers.NodeLifecycle, controllers.Scheduler)
 	}
 	if e.Controllers != nil {
 		o.Controllers = e.Controllers

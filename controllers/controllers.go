@@ -15,7 +15,9 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -39,6 +41,7 @@ import (
 	"github.com/apichain/apichain/controllers/garbagecollector"
 	"github.com/apichain/apichain/controllers/job"
 	"github.com/apichain/apichain/controllers/namespace"
+	"github.com/apichain/apichain/controllers/nodeipam"
 	"github.com/apichain/apichain/controllers/nodelifecycle"
 	"github.com/apichain/apichain/controllers/podgc"
 	"github.com/apichain/apichain/controllers/replicaset"
@@ -50,26 +53,52 @@ import (
 	"github.com/apichain/apichain/kubelet"
 )
 
-// Context is what every controller is started with.
+// Context is what every controller is started with. Make a new one for every Run: its
+// informers stop, and its controllers are waited for, with the Run.
 type Context struct {
 	Client   kubernetes.Interface
 	Metadata metadata.Interface
-	// Informers is shared by the controllers; the manager starts it after every Start.
+	// Informers is the one informer factory of the controllers, the scheduler and the simulated
+	// kubelets (internal/sharedinformers: objects kept without their managedFields); Run starts
+	// it after every Start, and shuts it down once every controller has returned.
 	Informers informers.SharedInformerFactory
 
 	// RootCA is the CA bundle that verifies the chain's serving certificate (the chain's server
 	// CA, PEM), which the root CA publisher puts in every namespace as kube-root-ca.crt.
 	RootCA []byte
 
-	// For the simulated kubelets: how many nodes beside the host, the endpoint's certificate
-	// (issued by the chain's server CA), and the CA of the client certificates it accepts.
-	Nodes                   int
-	KubeletCert, KubeletKey []byte
-	KubeletClientCA         []byte
+	// For the node IPAM controller: the range pod addresses come from, cut into one range of
+	// NodeCIDRMaskSize bits per node, and the Service range, whose addresses no node gets.
+	ClusterCIDR, ServiceCIDR netip.Prefix
+	NodeCIDRMaskSize         int
+
+	// For the simulated kubelets: how many nodes beside the host, how often they post their
+	// status when nothing changed, the endpoint's certificate (issued by the chain's server
+	// CA), and the CA of the client certificates it accepts.
+	Nodes                     int
+	NodeStatusReportFrequency time.Duration
+	KubeletCert, KubeletKey   []byte
+	KubeletClientCA           []byte
 
 	// Set by Run before any Start, as kube-controller-manager's ControllerContext has it: a
 	// REST mapper over discovery, reset every 30 s.
 	RESTMapper *restmapper.DeferredDiscoveryRESTMapper
+
+	// running counts the controllers' Run calls, which Wait waits for.
+	running sync.WaitGroup
+}
+
+// Go runs f, a controller's Run, in its own goroutine, counted: Wait returns once it has
+// returned.
+func (c *Context) Go(f func()) {
+	c.running.Go(f)
+}
+
+// Wait returns once every controller Run started has returned (they return once its ctx is
+// done) and the shared informers have stopped.
+func (c *Context) Wait() {
+	c.running.Wait()
+	c.Informers.Shutdown()
 }
 
 // Controller is one controller: its name for --controllers, and how it starts.
@@ -80,7 +109,8 @@ type Controller struct {
 	// Requires lists the resources the controller works on: when the chain does not serve one of
 	// them, the controller is not started (its informers would never sync).
 	Requires []schema.GroupVersionResource
-	// Start starts the controller's goroutines, which stop when ctx is done.
+	// Start sets the controller up on c's informers and runs it with c.Go; it stops when ctx
+	// is done.
 	Start func(ctx context.Context, c *Context) error
 }
 
@@ -101,6 +131,7 @@ const (
 	CronJob                    = "cronjob-controller"
 	NodeLifecycle              = "node-lifecycle-controller"
 	PodGarbageCollector        = "pod-garbage-collector-controller"
+	NodeIPAM                   = "node-ipam-controller"
 	SimulatedKubelet           = "simulated-kubelet"
 	Scheduler                  = "scheduler"
 )
@@ -131,6 +162,7 @@ func All() []Controller {
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("cronjobs"), batchv1.SchemeGroupVersion.WithResource("jobs")}},
 		{Name: NodeLifecycle, Aliases: []string{"nodelifecycle"}, Start: startNodeLifecycle},
 		{Name: PodGarbageCollector, Aliases: []string{"podgc"}, Start: startPodGC},
+		{Name: NodeIPAM, Aliases: []string{"nodeipam"}, Start: startNodeIPAM},
 		{Name: Scheduler, Start: startScheduler},
 		{Name: SimulatedKubelet, Start: startKubelets},
 	}
@@ -155,12 +187,16 @@ func Canonical(name string) string {
 	return name
 }
 
-// Run starts the controllers that enabled chooses, then the shared informers.
+// Run starts the controllers that enabled chooses, then the shared informers, and returns
+// once they are started: it does not wait for ctx. When ctx is done the controllers stop;
+// c.Wait waits for all of them to have returned, as kube-controller-manager waits for its
+// controllers on shutdown. A start that fails leaves those started before it running until
+// ctx is done.
 func Run(ctx context.Context, c *Context, enabled func(name string) bool) error {
 	// As kube-controller-manager's CreateControllerContext: one REST mapper over cached
 	// discovery, reset every 30 s.
 	c.RESTMapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Client.Discovery()))
-	go wait.Until(c.RESTMapper.Reset, 30*time.Second, ctx.Done())
+	c.Go(func() { wait.Until(c.RESTMapper.Reset, 30*time.Second, ctx.Done()) })
 
 	for _, ctrl := range All() {
 		if !enabled(ctrl.Name) {
@@ -203,7 +239,7 @@ func startNamespace(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go nc.Run(ctx, 10) // kube-controller-manager's --concurrent-namespace-syncs
+	c.Go(func() { nc.Run(ctx, 10) }) // kube-controller-manager's --concurrent-namespace-syncs
 	return nil
 }
 
@@ -213,8 +249,8 @@ func startNamespace(ctx context.Context, c *Context) error {
 const gcSyncPeriod = 10 * time.Second
 
 func startGarbageCollector(ctx context.Context, c *Context) error {
-	gc := garbagecollector.New(c.Metadata, c.Client.Discovery(), c.RESTMapper)
-	go gc.Run(ctx, 20, gcSyncPeriod) // kube-controller-manager's --concurrent-gc-syncs
+	gc := garbagecollector.New(c.Metadata, c.Client.Discovery(), c.RESTMapper, c.Informers)
+	c.Go(func() { gc.Run(ctx, 20, gcSyncPeriod) }) // kube-controller-manager's --concurrent-gc-syncs
 	return nil
 }
 
@@ -223,7 +259,7 @@ func startServiceAccount(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go sac.Run(ctx, 1)
+	c.Go(func() { sac.Run(ctx, 1) })
 	return nil
 }
 
@@ -232,7 +268,7 @@ func startRootCACertificatePublisher(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go p.Run(ctx, 1)
+	c.Go(func() { p.Run(ctx, 1) })
 	return nil
 }
 
@@ -241,7 +277,7 @@ func startClusterRoleAggregation(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go crac.Run(ctx, 5)
+	c.Go(func() { crac.Run(ctx, 5) })
 	return nil
 }
 
@@ -253,7 +289,7 @@ func startDeployment(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go dc.Run(ctx, 5)
+	c.Go(func() { dc.Run(ctx, 5) })
 	return nil
 }
 
@@ -262,7 +298,7 @@ func startReplicaSet(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go rsc.Run(ctx, 5)
+	c.Go(func() { rsc.Run(ctx, 5) })
 	return nil
 }
 
@@ -271,7 +307,7 @@ func startReplicationController(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go rcc.Run(ctx, 5)
+	c.Go(func() { rcc.Run(ctx, 5) })
 	return nil
 }
 
@@ -280,7 +316,7 @@ func startJob(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go jc.Run(ctx, 5)
+	c.Go(func() { jc.Run(ctx, 5) })
 	return nil
 }
 
@@ -289,7 +325,7 @@ func startTTLAfterFinished(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go tc.Run(ctx, 5)
+	c.Go(func() { tc.Run(ctx, 5) })
 	return nil
 }
 
@@ -299,7 +335,7 @@ func startStatefulSet(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go sc.Run(ctx, 5)
+	c.Go(func() { sc.Run(ctx, 5) })
 	return nil
 }
 
@@ -309,7 +345,7 @@ func startDaemonSet(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go dc.Run(ctx, 2) // kube-controller-manager's --concurrent-daemonset-syncs
+	c.Go(func() { dc.Run(ctx, 2) }) // kube-controller-manager's --concurrent-daemonset-syncs
 	return nil
 }
 
@@ -318,7 +354,7 @@ func startCronJob(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go cc.Run(ctx, 5)
+	c.Go(func() { cc.Run(ctx, 5) })
 	return nil
 }
 
@@ -327,7 +363,7 @@ func startNodeLifecycle(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go nlc.Run(ctx, 1)
+	c.Go(func() { nlc.Run(ctx, 1) })
 	return nil
 }
 
@@ -337,26 +373,40 @@ func startPodGC(ctx context.Context, c *Context) error {
 	if err != nil {
 		return err
 	}
-	go gc.Run(ctx, 5)
+	c.Go(func() { gc.Run(ctx, 5) })
 	return nil
 }
 
 func startScheduler(ctx context.Context, c *Context) error {
-	go logFailure("scheduler", func() error { return scheduler.New(c.Client).Run(ctx) })
+	s, err := scheduler.New(c.Client, c.Informers.Core().V1().Pods(), c.Informers.Core().V1().Nodes())
+	if err != nil {
+		return err
+	}
+	c.Go(func() { s.Run(ctx) })
+	return nil
+}
+
+func startNodeIPAM(ctx context.Context, c *Context) error {
+	ipam, err := nodeipam.New(c.Client, c.Informers.Core().V1().Nodes(), nodeipam.Config{
+		ClusterCIDR: c.ClusterCIDR, NodeMaskSize: c.NodeCIDRMaskSize, ServiceCIDR: c.ServiceCIDR})
+	if err != nil {
+		return err
+	}
+	c.Go(func() { ipam.Run(ctx, 4) })
 	return nil
 }
 
 func startKubelets(ctx context.Context, c *Context) error {
-	sim, err := kubelet.New(kubelet.Config{Client: c.Client, Host: true, Nodes: c.Nodes, ServingCert: c.KubeletCert, ServingKey: c.KubeletKey, ClientCA: c.KubeletClientCA})
+	sim, err := kubelet.New(kubelet.Config{Client: c.Client, Informers: c.Informers, Host: true, Nodes: c.Nodes,
+		StatusReportFrequency: c.NodeStatusReportFrequency,
+		ServingCert:           c.KubeletCert, ServingKey: c.KubeletKey, ClientCA: c.KubeletClientCA})
 	if err != nil {
 		return err
 	}
-	go logFailure("simulated kubelets", func() error { return sim.Run(ctx) })
+	c.Go(func() {
+		if err := sim.Run(ctx); err != nil {
+			klog.ErrorS(err, "controller stopped", "controller", SimulatedKubelet)
+		}
+	})
 	return nil
-}
-
-func logFailure(what string, run func() error) {
-	if err := run(); err != nil {
-		klog.ErrorS(err, "controller stopped", "controller", what)
-	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/internal/sharedinformers"
 	"github.com/apichain/apichain/kubelet"
 	"github.com/apichain/apichain/servers/chain"
 	"github.com/apichain/apichain/test/testchain"
@@ -67,7 +68,7 @@ func sharedCluster(t *testing.T) *cluster {
 			return
 		}
 		// New nodes are tainted not-ready until the node lifecycle controller sees them Ready.
-		c, err := testchain.StartIn(dir, nil, func(o *chain.Options) { o.Controllers = []string{controllers.NodeLifecycle} })
+		c, err := testchain.StartIn(dir, nil, func(o *chain.Options) { o.Controllers = []string{controllers.NodeLifecycle, controllers.NodeIPAM} })
 		if err != nil {
 			os.RemoveAll(dir)
 			sharedErr = err
@@ -82,13 +83,24 @@ func sharedCluster(t *testing.T) *cluster {
 			sharedErr = err
 			return
 		}
-		sched := scheduler.New(cl.client)
-		schedDone := make(chan error, 1)
-		go func() { schedDone <- sched.Run(ctx) }()
+		factory := sharedinformers.New(cl.client)
+		sched, err := scheduler.New(cl.client, factory.Core().V1().Pods(), factory.Core().V1().Nodes())
+		if err != nil {
+			cancel()
+			stopSim()
+			c.Stop()
+			os.RemoveAll(dir)
+			sharedErr = err
+			return
+		}
+		schedDone := make(chan struct{})
+		go func() { sched.Run(ctx); close(schedDone) }()
+		factory.Start(ctx.Done())
 		shared = cl
 		stopShared = func() {
 			cancel()
 			<-schedDone
+			factory.Shutdown()
 			stopSim()
 			c.Stop()
 			os.RemoveAll(dir)

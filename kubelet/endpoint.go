@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/apichain/apichain/internal/sharedinformers"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -34,7 +35,7 @@ func (s *Simulator) endpoint(ctx context.Context, n *node) http.Handler {
 	})
 	mux.HandleFunc("GET /pods", func(w http.ResponseWriter, r *http.Request) {
 		list := corev1.PodList{TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"}, Items: []corev1.Pod{}}
-		objs, _ := s.pods.ByIndex(byNodeName, n.name)
+		objs, _ := s.pods.ByIndex(sharedinformers.PodsByNode, n.name)
 		for _, obj := range objs {
 			list.Items = append(list.Items, *obj.(*corev1.Pod))
 		}

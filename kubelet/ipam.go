@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/apichain/apichain/internal/sharedinformers"
 )
 
 // ipPool hands out pod addresses from a node's pod CIDR, as a CNI's host-local IPAM does:
@@ -71,13 +73,34 @@ func lastAddr(p netip.Prefix) netip.Addr {
 	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }
 
-// claimIP records the address a pod of ours already has (from an earlier run).
-func (s *Simulator) claimIP(pod *corev1.Pod) {
-	n := s.byName[pod.Spec.NodeName]
-	if n == nil || pod.Spec.HostNetwork || pod.Status.PodIP == "" {
-		return
+// pool is node n's address pool, made from its spec.podCIDR the first time it is needed, with
+// the addresses its pods already have (from an earlier run) claimed before any is handed out.
+// A node without a pod CIDR yet (the node-ipam-controller assigns it) has none.
+func (s *Simulator) pool(n *node) (*ipPool, error) {
+	n.podsMu.Lock()
+	defer n.podsMu.Unlock()
+	if n.pods != nil {
+		return n.pods, nil
 	}
-	if a, err := netip.ParseAddr(pod.Status.PodIP); err == nil {
-		n.pods.claim(pod.UID, a)
+	obj, err := s.nodeLister.Get(n.name)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", n.name, err)
 	}
+	if obj.Spec.PodCIDR == "" {
+		return nil, fmt.Errorf("node %s has no pod CIDR yet", n.name)
+	}
+	prefix, err := netip.ParsePrefix(obj.Spec.PodCIDR)
+	if err != nil || !prefix.Addr().Is4() || prefix.Bits() > 30 {
+		return nil, fmt.Errorf("node %s: pod CIDR %q is not an IPv4 range of 4 addresses or more", n.name, obj.Spec.PodCIDR)
+	}
+	pool := newIPPool(prefix.Masked())
+	objs, _ := s.pods.ByIndex(sharedinformers.PodsByNode, n.name)
+	for _, o := range objs {
+		pod := o.(*corev1.Pod)
+		if a, err := netip.ParseAddr(pod.Status.PodIP); err == nil && !pod.Spec.HostNetwork {
+			pool.claim(pod.UID, a)
+		}
+	}
+	n.pods = pool
+	return pool, nil
 }

@@ -17,16 +17,24 @@
 //
 // One Simulator plays every kubelet:
 //   - the host node, registered with this machine's real capacity and reporting its real usage;
-//   - any number of simulated nodes (sim-node-1..N) with synthetic usage.
+//   - the simulated nodes it registers itself (sim-node-1..N, --nodes), with synthetic usage;
+//   - any Node that someone else creates for it to run, as kwok runs them: one annotated
+//     kwok.x-k8s.io/node=fake (NodeAnnotation), or labelled apichain.io/node=simulated
+//     (NodeLabel, which its own simulated nodes carry too).
 //
-// Like a kubelet, for each of its nodes it registers the Node, posts its status and renews its
-// Lease every 10 s, turns the pods bound to it into Running pods (pods/status), finishes their
-// graceful deletion, and serves the kubelet's HTTPS endpoint on a port of its own (the one the
-// Node publishes as status.daemonEndpoints.kubeletEndpoint.Port), to callers the chain
-// authenticates and authorizes as a kubelet's webhook does (auth.go). The endpoint (endpoint.go)
-// serves what kube-apiserver and the metrics server ask a kubelet for: /metrics/resource,
-// /stats/summary, /pods, /healthz, container logs (logs.go), exec and attach (exec.go, over
-// SPDY, into the tiny shell of shell.go) and port-forward (portforward.go, a TCP echo).
+// Deleting a Node ends its simulation: its endpoint closes and it is not registered again.
+//
+// Like a kubelet, for each of its nodes it registers the Node (the nodes it registers itself),
+// renews its Lease every 10 s, posts its status when it changes and otherwise every
+// StatusReportFrequency (the kubelet's nodeStatusReportFrequency, 5 min by default), turns the
+// pods bound to it into Running pods (pods/status) with addresses from the node's
+// spec.podCIDR (which the node-ipam-controller assigns), finishes their graceful deletion, and
+// serves the kubelet's HTTPS endpoint on a port of its own (the one the Node publishes as
+// status.daemonEndpoints.kubeletEndpoint.Port), to callers the chain authenticates and
+// authorizes as a kubelet's webhook does (auth.go). The endpoint (endpoint.go) serves what
+// kube-apiserver and the metrics server ask a kubelet for: /metrics/resource, /stats/summary,
+// /pods, /healthz, container logs (logs.go), exec and attach (exec.go, over SPDY, into the
+// tiny shell of shell.go) and port-forward (portforward.go, a TCP echo).
 //
 // Containers run until their pod is deleted, except in pods that ask to finish (restartPolicy
 // Never or OnFailure with the annotations apichain.io/run-seconds and apichain.io/exit-code, see
@@ -40,23 +48,25 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net"
-	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/apichain/apichain/internal/sharedinformers"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 )
@@ -64,19 +74,45 @@ import (
 // Version is the kubelet version the nodes report.
 const Version = "v1.37.2"
 
-// heartbeat is how often each node's status is posted and its Lease renewed: the kubelet's
-// node-status-update-frequency and its lease renew interval (a quarter of the 40 s lease).
-const heartbeat = 10 * time.Second
+// How a Node asks to be run by the simulator, when the simulator did not register it.
+const (
+	// NodeAnnotation=fake is what kwok (kwokctl's --manage-nodes-with-annotation-selector)
+	// runs; manifests and scripts written for kwok work unchanged.
+	NodeAnnotation, NodeAnnotationValue = "kwok.x-k8s.io/node", "fake"
+	// NodeLabel=simulated is the chain's own, on the nodes it registers too:
+	// kubectl get nodes -l apichain.io/node=simulated lists them.
+	NodeLabel, NodeLabelValue = "apichain.io/node", "simulated"
+)
+
+// Defaults of a kubelet (KubeletConfiguration).
+const (
+	// leaseRenewInterval is how often a node's Lease is renewed: a quarter of its 40 s
+	// duration, the kubelet's.
+	leaseRenewInterval = 10 * time.Second
+	// DefaultStatusReportFrequency is the kubelet's nodeStatusReportFrequency: how often a
+	// node posts its status when nothing in it changed.
+	DefaultStatusReportFrequency = 5 * time.Minute
+)
+
+// Workers of the two queues: node registrations, leases and status; pod status.
+const nodeWorkers, podWorkers = 8, 8
 
 // Config says which kubelets to simulate and where their endpoint serves.
 type Config struct {
 	Client kubernetes.Interface
+	// Informers is the shared informer factory (internal/sharedinformers) that the simulator
+	// reads Nodes and Pods from; nil gives it one of its own. A shared one is started by its
+	// owner (Run starts it too, which changes nothing) and shut down by its owner.
+	Informers informers.SharedInformerFactory
 	// Host registers this machine as a Node (name: the hostname, lower-cased and made a valid
 	// DNS-1123 subdomain) with its real capacity and node info, reporting its real CPU and memory
 	// usage from /proc.
 	Host bool
 	// Nodes adds this many simulated nodes (names sim-node-1..N) with synthetic, never-zero usage.
 	Nodes int
+	// StatusReportFrequency is how often a node posts its status when nothing in it changed
+	// (default DefaultStatusReportFrequency); its Lease is renewed every 10 s regardless.
+	StatusReportFrequency time.Duration
 	// BindAddress for the kubelet HTTPS endpoints (default 127.0.0.1). Each node's endpoint
 	// listens on a free port there, which the node publishes in its status.
 	BindAddress string
@@ -98,34 +134,45 @@ type Simulator struct {
 	bind    netip.Addr
 	cert    tls.Certificate
 	guard   *guard
-	nodes   []*node // the host first, if any, then sim-node-1..N
-	byName  map[string]*node
 	usage   *usageModel
 	logs    *logBook
 	hostsys *hostSystem // nil without a host node
-	started time.Time   // when Run began: the kubelets' start, in /stats/summary
-	// heartbeat is how often node status and leases are written; tests shorten it.
-	heartbeat time.Duration
+	// registers are the nodes the simulator registers itself: the host first, if any, then
+	// sim-node-1..N.
+	registers []string
+	// heartbeat is how often leases are renewed, statusReport how often an unchanged status is
+	// posted; tests shorten them.
+	heartbeat, statusReport time.Duration
 
-	// set by Run
-	nodeIP     netip.Addr
+	informers  informers.SharedInformerFactory
+	ownFactory bool // informers is the simulator's own: Run shuts it down
 	nodeLister corelisters.NodeLister
 	pods       cache.Indexer
+	synced     []cache.InformerSynced
+	nodeQueue  workqueue.TypedRateLimitingInterface[string]
 	podQueue   workqueue.TypedRateLimitingInterface[string]
+
+	mu     sync.Mutex
+	byName map[string]*node // the nodes simulated now
+	gone   sets.Set[string] // registered nodes deleted in this run: not registered again
+
+	// set by Run
+	started  time.Time // when Run began: the kubelets' start, in /stats/summary
+	nodeIP   netip.Addr
+	runCtx   context.Context // the endpoints' streams end with it
+	recorder record.EventRecorder
+	serving  sync.WaitGroup // the endpoints, until they have shut down
 }
 
-// New checks c and prepares the simulator. It reads the host's capacity (when c.Host) but
-// starts nothing.
+// New checks c and prepares the simulator: it sets up its event handlers on the informers
+// (which must not have started yet, for a shared factory) and reads the host's capacity (when
+// c.Host), but starts nothing.
 func New(c Config) (*Simulator, error) {
 	if c.Client == nil {
 		return nil, errors.New("kubelet simulator: a client is required")
 	}
-	if !c.Host && c.Nodes <= 0 {
-		return nil, errors.New("kubelet simulator: no nodes to simulate (Host is false and Nodes is 0)")
-	}
-	// Each node gets 10.244.<index>.0/24 for its pods; the host takes index 0.
-	if c.Nodes < 0 || c.Nodes > 255 {
-		return nil, fmt.Errorf("kubelet simulator: Nodes must be between 0 and 255, not %d", c.Nodes)
+	if c.Nodes < 0 {
+		return nil, fmt.Errorf("kubelet simulator: Nodes must not be negative, not %d", c.Nodes)
 	}
 	bind := netip.AddrFrom4([4]byte{127, 0, 0, 1})
 	if c.BindAddress != "" {
@@ -149,55 +196,67 @@ func New(c Config) (*Simulator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubelet simulator: %w", err)
 	}
-	s := &Simulator{client: c.Client, bind: bind, cert: cert, guard: g, byName: map[string]*node{},
-		usage: newUsageModel(), logs: newLogBook(), heartbeat: heartbeat}
+	s := &Simulator{client: c.Client, bind: bind, cert: cert, guard: g, byName: map[string]*node{}, gone: sets.New[string](),
+		usage: newUsageModel(), logs: newLogBook(), heartbeat: leaseRenewInterval, statusReport: c.StatusReportFrequency,
+		informers: c.Informers}
+	if s.statusReport <= 0 {
+		s.statusReport = DefaultStatusReportFrequency
+	}
 	if c.Host {
 		sys, err := readHostSystem()
 		if err != nil {
 			return nil, fmt.Errorf("kubelet simulator: reading the host: %w", err)
 		}
 		s.hostsys = sys
-		s.add(newNode(sys.nodeName, 0, true))
+		s.registers = append(s.registers, sys.nodeName)
 	}
 	for i := 1; i <= c.Nodes; i++ {
 		name := "sim-node-" + strconv.Itoa(i)
-		if _, taken := s.byName[name]; taken {
+		if s.hostsys != nil && name == s.hostsys.nodeName {
 			return nil, fmt.Errorf("kubelet simulator: the host is named %s, like a simulated node", name)
 		}
-		s.add(newNode(name, i, false))
+		s.registers = append(s.registers, name)
+	}
+	if s.informers == nil {
+		s.informers, s.ownFactory = sharedinformers.New(c.Client), true
+	}
+	if err := s.watch(); err != nil {
+		return nil, fmt.Errorf("kubelet simulator: %w", err)
 	}
 	return s, nil
 }
 
-func (s *Simulator) add(n *node) {
-	s.nodes = append(s.nodes, n)
-	s.byName[n.name] = n
+// watch sets up the queues and the informers' event handlers.
+func (s *Simulator) watch() error {
+	s.nodeQueue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "kubelet-nodes"})
+	s.podQueue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "kubelet-pods"})
+	nodes := s.informers.Core().V1().Nodes()
+	pods := s.informers.Core().V1().Pods()
+	s.nodeLister, s.pods = nodes.Lister(), pods.Informer().GetIndexer()
+	s.synced = []cache.InformerSynced{nodes.Informer().HasSynced, pods.Informer().HasSynced}
+	// Every pod, where a real kubelet selects spec.nodeName=<itself>: one process plays all the
+	// nodes, and the cache is the one the scheduler and the controllers read.
+	if err := sharedinformers.ByNode(pods.Informer()); err != nil {
+		return fmt.Errorf("indexing pods by node: %w", err)
+	}
+	if _, err := nodes.Informer().AddEventHandler(s.nodeHandler()); err != nil {
+		return err
+	}
+	_, err := pods.Informer().AddEventHandler(s.podHandler())
+	return err
 }
 
-// NodeNames are the names of the nodes s runs, the host first.
-func (s *Simulator) NodeNames() []string {
-	names := make([]string, len(s.nodes))
-	for i, n := range s.nodes {
-		names[i] = n.name
-	}
-	return names
+// Registers are the names of the nodes s registers itself, the host first.
+func (s *Simulator) Registers() []string {
+	return slices.Clone(s.registers)
 }
 
 // Run serves the kubelet endpoints, registers the nodes and keeps them Ready, and runs the pods
 // bound to them, until ctx is done. It removes nothing it created: nodes and pods stay, as they
 // do when real kubelets stop. Run once per Simulator.
 func (s *Simulator) Run(ctx context.Context) error {
-	// A listener per node, as every kubelet has its own: the port tells kube-apiserver and the
-	// metrics server which node they reach.
-	listeners := make([]net.Listener, len(s.nodes))
-	for i, n := range s.nodes {
-		ln, err := net.Listen("tcp", net.JoinHostPort(s.bind.String(), "0"))
-		if err != nil {
-			return fmt.Errorf("kubelet endpoint of %s: %w", n.name, err)
-		}
-		defer ln.Close() // in case Run returns before serving; closing twice is harmless
-		listeners[i], n.port = ln, ln.Addr().(*net.TCPAddr).Port
-	}
 	s.started = time.Now()
 	s.nodeIP = s.bind
 	if s.bind.IsUnspecified() {
@@ -206,101 +265,41 @@ func (s *Simulator) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.runCtx = ctx
+	s.recorder = recorder(ctx, s.client)
 
-	// Nodes: all of them (a handful), to see ours deleted. Pods: every bound pod, one watch for
-	// every node this process plays; a real kubelet would select spec.nodeName=<itself>.
-	nodeFactory := informers.NewSharedInformerFactory(s.client, 0)
-	podFactory := informers.NewSharedInformerFactoryWithOptions(s.client, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "spec.nodeName!=" }))
-	nodeInformer := nodeFactory.Core().V1().Nodes().Informer()
-	s.nodeLister = nodeFactory.Core().V1().Nodes().Lister()
-	podInformer := podFactory.Core().V1().Pods().Informer()
-	if err := podInformer.AddIndexers(cache.Indexers{byNodeName: indexByNodeName}); err != nil {
-		return err
-	}
-	s.pods = podInformer.GetIndexer()
-
-	nodeQueue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "kubelet-nodes"})
-	s.podQueue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "kubelet-pods"})
-	defer nodeQueue.ShutDown()
+	defer s.nodeQueue.ShutDown()
 	defer s.podQueue.ShutDown()
-
-	if _, err := nodeInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		// A real kubelet whose Node is deleted registers it again; so do these.
-		DeleteFunc: func(obj any) {
-			if n, ok := tombstone[*corev1.Node](obj); ok && s.byName[n.Name] != nil {
-				nodeQueue.Add(n.Name)
-			}
-		},
-	}); err != nil {
-		return err
+	s.informers.Start(ctx.Done())
+	if s.ownFactory {
+		defer s.informers.Shutdown()
 	}
-	if _, err := podInformer.AddEventHandler(s.podHandler()); err != nil {
-		return err
+	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
+		return nil // ctx ended before the caches synced
 	}
-	nodeFactory.Start(ctx.Done())
-	podFactory.Start(ctx.Done())
-	defer nodeFactory.Shutdown()
-	defer podFactory.Shutdown()
-
-	serveErr := make(chan error, len(s.nodes))
-	for i, n := range s.nodes {
-		srv := &http.Server{
-			Handler: s.guard.wrap(s.endpoint(ctx, n), n.name),
-			// Asked for, not required: a caller without one may still bring a bearer token, and
-			// gets a 401 rather than a failed handshake without either.
-			TLSConfig:         &tls.Config{Certificates: []tls.Certificate{s.cert}, ClientAuth: tls.RequestClientCert, MinVersion: tls.VersionTLS12},
-			ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog:          serverLog(),
-		}
-		go func() { serveErr <- srv.ServeTLS(listeners[i], "", "") }()
-		defer func() {
-			// Streams (logs -f, exec, port-forward) end with ctx; Shutdown waits for them.
-			shutdownCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
-			defer done()
-			_ = srv.Shutdown(shutdownCtx)
-		}()
-	}
-
-	for _, synced := range []cache.InformerSynced{nodeInformer.HasSynced, podInformer.HasSynced} {
-		if !cache.WaitForCacheSync(ctx.Done(), synced) {
-			return nil // ctx ended before the caches synced
-		}
-	}
-	// Pods that already run keep their addresses: claim them before anything new is placed.
-	for _, obj := range s.pods.List() {
-		s.claimIP(obj.(*corev1.Pod))
+	// The nodes it registers itself; the others come from the informer's events.
+	for _, name := range s.registers {
+		s.nodeQueue.Add(name)
 	}
 
 	var wg sync.WaitGroup
-	run := func(f func()) { wg.Add(1); go func() { defer wg.Done(); f() }() }
-	run(func() {
-		s.work(ctx, nodeQueue, s.syncNode)
-	})
-	for range 2 {
-		run(func() { s.work(ctx, s.podQueue, s.syncPod) })
+	for range nodeWorkers {
+		wg.Go(func() { s.work(ctx, s.nodeQueue, s.syncNode) })
 	}
-	run(func() {
-		wait.UntilWithContext(ctx, func(context.Context) {
-			for _, n := range s.nodes {
-				nodeQueue.Add(n.name)
-			}
-		}, s.heartbeat)
-	})
-
-	var runErr error
-	select {
-	case <-ctx.Done():
-	case err := <-serveErr:
-		runErr = fmt.Errorf("kubelet endpoint: %w", err)
+	for range podWorkers {
+		wg.Go(func() { s.work(ctx, s.podQueue, s.syncPod) })
 	}
-	cancel()
-	nodeQueue.ShutDown()
+	<-ctx.Done()
+	s.nodeQueue.ShutDown()
 	s.podQueue.ShutDown()
 	wg.Wait()
-	return runErr
+	s.mu.Lock()
+	for _, n := range s.byName {
+		s.stopServing(n)
+	}
+	s.mu.Unlock()
+	s.serving.Wait()
+	return nil
 }
 
 // work processes keys from q with handle until q shuts down, retrying failures with backoff.
@@ -322,13 +321,15 @@ func (s *Simulator) work(ctx context.Context, q workqueue.TypedRateLimitingInter
 	}
 }
 
-const byNodeName = "spec.nodeName"
-
-func indexByNodeName(obj any) ([]string, error) {
-	if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
-		return []string{p.Spec.NodeName}, nil
-	}
-	return nil, nil
+// recorder returns an event recorder reporting as the kubelet does, which stops when ctx is done.
+func recorder(ctx context.Context, client kubernetes.Interface) record.EventRecorder {
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	go func() {
+		<-ctx.Done()
+		broadcaster.Shutdown()
+	}()
+	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet"})
 }
 
 // tombstone unwraps what a DeleteFunc receives.

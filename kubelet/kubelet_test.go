@@ -3,6 +3,7 @@ package kubelet_test
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"os"
 	"runtime"
 	"strconv"
@@ -41,7 +42,7 @@ func memTotal(t *testing.T) int64 {
 func TestHostNodeHasTheMachinesCapacity(t *testing.T) {
 	cl := sharedCluster(t)
 	hostname, _ := os.Hostname()
-	name := cl.sim.NodeNames()[0]
+	name := cl.sim.Registers()[0]
 	node := cl.readyNode(t, name)
 	memTotal := memTotal(t)
 	c := node.Status.Capacity
@@ -81,16 +82,16 @@ func TestHostNodeHasTheMachinesCapacity(t *testing.T) {
 	if got := strings.Join(conds, ","); got != "MemoryPressure=False,DiskPressure=False,PIDPressure=False,Ready=True" {
 		t.Errorf("conditions %s", got)
 	}
-	if node.Spec.PodCIDR != "10.244.0.0/24" {
-		t.Errorf("podCIDR %q", node.Spec.PodCIDR)
+	if !isNodeRange(node.Spec.PodCIDR) {
+		t.Errorf("podCIDR %q, want a /24 of the default cluster CIDR", node.Spec.PodCIDR)
 	}
 }
 
 func TestSimulatedNodesAndHeartbeats(t *testing.T) {
 	cl := sharedCluster(t)
 	ctx := context.Background()
-	ports := map[int32]string{}
-	for i, name := range []string{"sim-node-1", "sim-node-2"} {
+	ports, ranges := map[int32]string{}, map[string]string{}
+	for _, name := range []string{"sim-node-1", "sim-node-2"} {
 		node := cl.readyNode(t, name)
 		if _, ok := node.Annotations[kubelet.MetricsPathAnnotation]; ok || node.Labels[corev1.LabelHostname] != name {
 			t.Errorf("%s: annotations %v, labels %v", name, node.Annotations, node.Labels)
@@ -98,9 +99,11 @@ func TestSimulatedNodesAndHeartbeats(t *testing.T) {
 		if _, ok := node.Labels[kubelet.ControlPlaneLabel]; ok {
 			t.Errorf("%s is labelled control-plane", name)
 		}
-		if want := "10.244." + strconv.Itoa(i+1) + ".0/24"; node.Spec.PodCIDR != want {
-			t.Errorf("%s: podCIDR %q, want %q", name, node.Spec.PodCIDR, want)
+		// From the node-ipam-controller: a range of its own.
+		if !isNodeRange(node.Spec.PodCIDR) || ranges[node.Spec.PodCIDR] != "" {
+			t.Errorf("%s: podCIDR %q (taken by %q)", name, node.Spec.PodCIDR, ranges[node.Spec.PodCIDR])
 		}
+		ranges[node.Spec.PodCIDR] = name
 		// Every kubelet has its own endpoint, as on real nodes.
 		port := node.Status.DaemonEndpoints.KubeletEndpoint.Port
 		if port == 0 || ports[port] != "" {
@@ -138,7 +141,7 @@ func TestSimulatedNodesAndHeartbeats(t *testing.T) {
 
 func TestKubeletEndpointServesEveryNode(t *testing.T) {
 	cl := sharedCluster(t)
-	for _, name := range cl.sim.NodeNames() {
+	for _, name := range cl.sim.Registers() {
 		node := cl.readyNode(t, name)
 		families, _ := cl.scrape(t, node)
 		cpu0, ok1 := value(families, "node_cpu_usage_seconds_total")
@@ -183,7 +186,7 @@ func TestPodRunsAndIsDeleted(t *testing.T) {
 	pod := waitRunning(t, cl, ns, "web")
 
 	st := pod.Status
-	if st.PodIP == "" || !strings.HasPrefix(st.PodIP, "10.244.") || len(st.PodIPs) != 1 || st.HostIP != "127.0.0.1" || st.StartTime == nil ||
+	if !inPodCIDR(t, cl, pod.Spec.NodeName, st.PodIP) || len(st.PodIPs) != 1 || st.HostIP != "127.0.0.1" || st.StartTime == nil ||
 		st.QOSClass != corev1.PodQOSBestEffort || st.ObservedGeneration != pod.Generation {
 		t.Errorf("status %+v", st)
 	}
@@ -347,4 +350,22 @@ func TestUnschedulablePodWaitsForANode(t *testing.T) {
 	if pod.Spec.NodeName != "sim-node-1" {
 		t.Errorf("scheduled to %s", pod.Spec.NodeName)
 	}
+}
+
+// isNodeRange says whether cidr is a /24 of the chain's default cluster CIDR, 10.224.0.0/11.
+func isNodeRange(cidr string) bool {
+	p, err := netip.ParsePrefix(cidr)
+	return err == nil && p.Bits() == 24 && p.Masked() == p && netip.MustParsePrefix("10.224.0.0/11").Contains(p.Addr())
+}
+
+// inPodCIDR says whether ip is an address of node's pod range.
+func inPodCIDR(t *testing.T, cl *cluster, node, ip string) bool {
+	t.Helper()
+	n, err := cl.client.CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err1 := netip.ParsePrefix(n.Spec.PodCIDR)
+	a, err2 := netip.ParseAddr(ip)
+	return err1 == nil && err2 == nil && p.Contains(a)
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/internal/sharedinformers"
 )
 
 func runningPod(ns, name string, uid types.UID, started time.Time, annotations map[string]string, containers ...string) *corev1.Pod {
@@ -36,10 +37,9 @@ func runningPod(ns, name string, uid types.UID, started time.Time, annotations m
 // simulatorWith is a Simulator with one simulated node holding pods, without an API.
 func simulatorWith(t *testing.T, pods ...*corev1.Pod) (*Simulator, *node) {
 	t.Helper()
-	s := &Simulator{byName: map[string]*node{}, usage: newUsageModel()}
-	n := newNode("sim-node-1", 1, false)
-	s.add(n)
-	s.pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{byNodeName: indexByNodeName})
+	n := &node{name: "sim-node-1"}
+	s := &Simulator{byName: map[string]*node{n.name: n}, usage: newUsageModel()}
+	s.pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{sharedinformers.PodsByNode: sharedinformers.IndexByNode})
 	for _, p := range pods {
 		if err := s.pods.Add(p); err != nil {
 			t.Fatal(err)
@@ -205,8 +205,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 	for name, mod := range map[string]func(*Config){
 		"no client":      func(c *Config) { c.Client = nil },
-		"nothing to run": func(c *Config) { c.Nodes = 0 },
-		"too many nodes": func(c *Config) { c.Nodes = 256 },
+		"negative nodes": func(c *Config) { c.Nodes = -1 },
 		"bad address":    func(c *Config) { c.BindAddress = "nowhere" },
 		"no certificate": func(c *Config) { c.ServingCert = nil },
 		"not a key pair": func(c *Config) { c.ServingKey = []byte("y") },

@@ -3,16 +3,20 @@ package kubelet
 import (
 	"context"
 	"fmt"
-	"net/netip"
+	"net/http"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 )
@@ -39,65 +43,138 @@ var asKubelet = metav1.UpdateOptions{FieldManager: FieldManager}
 
 // node is one simulated kubelet's node.
 type node struct {
-	name  string
-	index int // pods get addresses from 10.244.<index>.0/24
-	host  bool
-	pods  *ipPool
+	name string
+	host bool
+	// registered: the simulator registers it itself (the host, sim-node-N), and reconciles
+	// its labels once per run, as a kubelet does; otherwise someone else created it for the
+	// simulator to run (NodeAnnotation, NodeLabel), and its metadata is theirs.
+	registered bool
 	// bootID changes on every Run, as it does when a machine reboots.
 	bootID string
-	// port is where this node's kubelet endpoint listens, set by Run before anything reads it.
-	port int
+	// port is where this node's kubelet endpoint listens, srv what serves it; stopStreams
+	// ends the streams it serves.
+	port        int
+	srv         *http.Server
+	stopStreams context.CancelFunc
+
+	// deleted is set when the informer sees the Node the simulator runs deleted.
+	deleted atomic.Bool
+	// pods hands out its pods' addresses, from the node's spec.podCIDR; nil until the node has
+	// one (ipam.go).
+	podsMu sync.Mutex
+	pods   *ipPool
 
 	// Only the node worker touches these.
-	registered bool                  // registered, or found and reconciled, in this Run
+	uid        types.UID             // of the Node object simulated
+	reconciled bool                  // its labels reconciled in this run
 	lease      *coordinationv1.Lease // as last written
+	lastStatus time.Time             // when its status was last posted
+	lastLease  time.Time             // when its Lease was last renewed
 }
 
-func newNode(name string, index int, host bool) *node {
-	cidr := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 244, byte(index), 0}), 24)
-	return &node{name: name, index: index, host: host, pods: newIPPool(cidr), bootID: string(uuid.NewUUID())}
-}
-
-// syncNode registers the node, or posts its status if it is registered, and renews its Lease:
-// the kubelet's registerWithAPIServer, syncNodeStatus and lease controller, in one step. It
-// reads the node from the informer's cache, as the kubelet reads it from its own.
+// syncNode keeps one node going: the kubelet's registerWithAPIServer, syncNodeStatus and lease
+// controller, in one step. It registers a node the simulator registers itself and that is not
+// there yet; it starts and stops the simulation of a node as it appears and goes; it posts the
+// node's status when that changed or StatusReportFrequency passed, and renews its Lease every
+// heartbeat. It reads the node from the informer's cache, as the kubelet reads it from its own,
+// and queues itself again for the next thing due.
 func (s *Simulator) syncNode(ctx context.Context, name string) error {
-	n := s.byName[name]
-	nodes := s.client.CoreV1().Nodes()
 	cached, err := s.nodeLister.Get(name)
-	if apierrors.IsNotFound(err) {
-		obj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		s.reconcileMeta(obj, n)
-		s.setStatus(obj, n)
-		created, err := nodes.Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
-		if err != nil {
-			return fmt.Errorf("registering node %s: %w", name, err) // AlreadyExists: the cache is behind
-		}
-		n.registered = true
-		return s.renewLease(ctx, n, created)
-	}
-	if err != nil {
+	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	existing := cached.DeepCopy()
-	if !n.registered {
+	n := s.node(name)
+	if n != nil && n.deleted.Load() {
+		s.stop(n) // and a Node created again by that name is looked at afresh
+		n = nil
+	}
+	if cached == nil {
+		if n != nil || !s.registersItself(name) {
+			return nil // one it just registered (the cache is behind), or none of its own
+		}
+		return s.register(ctx, name)
+	}
+	if !s.runs(cached) {
+		if n != nil {
+			s.stop(n) // its annotation or label was taken away
+		}
+		return nil
+	}
+	if n == nil {
+		if n, err = s.start(name); err != nil {
+			return err
+		}
+	}
+	n.uid = cached.UID
+	if n.registered && !n.reconciled {
 		// Registered before (an earlier run, or someone else): a kubelet that finds its node
 		// already there reconciles the labels it owns, once.
-		if s.reconcileMeta(existing, n) {
-			if existing, err = nodes.Update(ctx, existing, asKubelet); err != nil {
+		obj := cached.DeepCopy()
+		if s.reconcileMeta(obj, n) {
+			if cached, err = s.client.CoreV1().Nodes().Update(ctx, obj, asKubelet); err != nil {
 				return fmt.Errorf("updating node %s: %w", name, err)
 			}
 		}
-		n.registered = true
+		n.reconciled = true
 	}
-	s.setStatus(existing, n)
-	if existing, err = nodes.UpdateStatus(ctx, existing, asKubelet); err != nil {
-		return fmt.Errorf("posting status of node %s: %w", name, err)
+	now := time.Now()
+	obj := cached.DeepCopy()
+	s.setStatus(obj, n, now)
+	if now.Sub(n.lastStatus) >= s.statusReport || statusChanged(&cached.Status, &obj.Status) {
+		if cached, err = s.client.CoreV1().Nodes().UpdateStatus(ctx, obj, asKubelet); err != nil {
+			return fmt.Errorf("posting status of node %s: %w", name, err)
+		}
+		n.lastStatus = now
 	}
-	return s.renewLease(ctx, n, existing)
+	if now.Sub(n.lastLease) >= s.heartbeat {
+		if err := s.renewLease(ctx, n, cached); err != nil {
+			return err
+		}
+		n.lastLease = now
+	}
+	s.nodeQueue.AddAfter(name, min(n.lastStatus.Add(s.statusReport).Sub(now), n.lastLease.Add(s.heartbeat).Sub(now)))
+	return nil
 }
 
-// reconcileMeta sets the labels, annotations and pod CIDR a node of this simulator carries, and
+// register creates a node the simulator registers itself, and its Lease.
+func (s *Simulator) register(ctx context.Context, name string) error {
+	n, err := s.start(name)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	obj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	s.reconcileMeta(obj, n)
+	s.setStatus(obj, n, now)
+	created, err := s.client.CoreV1().Nodes().Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
+	if err != nil {
+		// AlreadyExists: the cache is behind; the next try finds it there.
+		s.stop(n)
+		return fmt.Errorf("registering node %s: %w", name, err)
+	}
+	n.uid, n.reconciled, n.lastStatus = created.UID, true, now
+	if err := s.renewLease(ctx, n, created); err != nil {
+		return err
+	}
+	n.lastLease = now
+	s.nodeQueue.AddAfter(name, s.heartbeat)
+	return nil
+}
+
+// statusChanged says whether a node status differs from the one posted in more than the
+// conditions' heartbeat times (kubelet nodeStatusHasChanged).
+func statusChanged(posted, now *corev1.NodeStatus) bool {
+	strip := func(st *corev1.NodeStatus) *corev1.NodeStatus {
+		st = st.DeepCopy()
+		for i := range st.Conditions {
+			st.Conditions[i].LastHeartbeatTime = metav1.Time{}
+		}
+		return st
+	}
+	return !apiequality.Semantic.DeepEqual(strip(posted), strip(now))
+}
+
+// reconcileMeta sets the labels and annotations a node the simulator registers carries, and
 // reports whether it changed anything. Labels and annotations others added stay.
 func (s *Simulator) reconcileMeta(obj *corev1.Node, n *node) bool {
 	want := map[string]string{
@@ -109,17 +186,13 @@ func (s *Simulator) reconcileMeta(obj *corev1.Node, n *node) bool {
 	}
 	if n.host {
 		want[ControlPlaneLabel] = ""
+	} else {
+		want[NodeLabel] = NodeLabelValue
 	}
 	changed := setAll(&obj.Labels, want)
 	changed = setAll(&obj.Annotations, map[string]string{"volumes.kubernetes.io/controller-managed-attach-detach": "true"}) || changed
 	if _, ok := obj.Annotations[MetricsPathAnnotation]; ok {
 		delete(obj.Annotations, MetricsPathAnnotation)
-		changed = true
-	}
-	// What kube-controller-manager's node IPAM would assign; it may be set only once.
-	if obj.Spec.PodCIDR == "" {
-		obj.Spec.PodCIDR = n.pods.prefix.String()
-		obj.Spec.PodCIDRs = []string{obj.Spec.PodCIDR}
 		changed = true
 	}
 	return changed
@@ -175,14 +248,15 @@ func (s *Simulator) capacity(n *node) (capacity, allocatable corev1.ResourceList
 	return capacity, allocatable
 }
 
-// setStatus writes the status a healthy kubelet posts (kubelet nodestatus setters).
-func (s *Simulator) setStatus(obj *corev1.Node, n *node) {
-	now := metav1.Now().Rfc3339Copy()
+// setStatus writes the status a healthy kubelet posts (kubelet nodestatus setters), at now.
+func (s *Simulator) setStatus(obj *corev1.Node, n *node, at time.Time) {
+	now := metav1.NewTime(at).Rfc3339Copy()
 	st := &obj.Status
 	// Merged, not replaced: resources others advertise on the node (extended resources) stay.
+	// A node created for the simulator keeps the capacity its creator gave it, as with kwok.
 	capacity, allocatable := s.capacity(n)
-	merge(&st.Capacity, capacity)
-	merge(&st.Allocatable, allocatable)
+	merge(&st.Capacity, capacity, n.registered)
+	merge(&st.Allocatable, allocatable, n.registered)
 	st.Phase = "" // deprecated, no kubelet sets it
 	for _, c := range []corev1.NodeCondition{
 		{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientMemory", Message: "kubelet has sufficient memory available"},
@@ -247,12 +321,15 @@ func setNodeCondition(st *corev1.NodeStatus, c corev1.NodeCondition) {
 	st.Conditions = append(st.Conditions, c)
 }
 
-func merge(dst *corev1.ResourceList, src corev1.ResourceList) {
+// merge sets src's resources in dst: all of them when replace, else those dst lacks.
+func merge(dst *corev1.ResourceList, src corev1.ResourceList, replace bool) {
 	if *dst == nil {
 		*dst = corev1.ResourceList{}
 	}
 	for k, v := range src {
-		(*dst)[k] = v
+		if _, ok := (*dst)[k]; replace || !ok {
+			(*dst)[k] = v
+		}
 	}
 }
 

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apichain/apichain/internal/sharedinformers"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 )
@@ -23,7 +23,7 @@ import (
 func (s *Simulator) podHandler() cache.ResourceEventHandler {
 	enqueue := func(obj any) {
 		pod, ok := obj.(*corev1.Pod)
-		if !ok || s.byName[pod.Spec.NodeName] == nil {
+		if !ok || pod.Spec.NodeName == "" || s.node(pod.Spec.NodeName) == nil {
 			return
 		}
 		if key, err := cache.MetaNamespaceKeyFunc(pod); err == nil {
@@ -38,11 +38,18 @@ func (s *Simulator) podHandler() cache.ResourceEventHandler {
 			if !ok {
 				return
 			}
-			if n := s.byName[pod.Spec.NodeName]; n != nil {
-				n.pods.release(pod.UID)
-				s.usage.forget(pod.UID)
-				s.logs.podGone(pod.UID, time.Now())
+			if pod.Spec.NodeName == "" {
+				return
 			}
+			if n := s.node(pod.Spec.NodeName); n != nil {
+				n.podsMu.Lock()
+				if n.pods != nil {
+					n.pods.release(pod.UID)
+				}
+				n.podsMu.Unlock()
+			}
+			s.usage.forget(pod.UID)
+			s.logs.podGone(pod.UID, time.Now())
 		},
 	}
 }
@@ -54,7 +61,7 @@ func (s *Simulator) syncPod(ctx context.Context, key string) error {
 		return err
 	}
 	pod := obj.(*corev1.Pod)
-	n := s.byName[pod.Spec.NodeName]
+	n := s.node(pod.Spec.NodeName)
 	switch {
 	case n == nil:
 		return nil
@@ -115,10 +122,15 @@ func (s *Simulator) runningStatus(pod *corev1.Pod, n *node) (*corev1.PodStatus, 
 	switch {
 	case pod.Spec.HostNetwork:
 		st.PodIP = s.nodeIP.String()
-	case keepsIP(n, pod.UID, st.PodIP):
-		// an address, once reported, stays the pod's
 	default:
-		a, err := n.pods.allocate(pod.UID)
+		pool, err := s.pool(n)
+		if err != nil {
+			return nil, err
+		}
+		if a, err := netip.ParseAddr(st.PodIP); err == nil && pool.claim(pod.UID, a) {
+			break // an address, once reported, stays the pod's
+		}
+		a, err := pool.allocate(pod.UID)
 		if err != nil {
 			return nil, fmt.Errorf("pod %s/%s on %s: %w", pod.Namespace, pod.Name, n.name, err)
 		}
@@ -148,11 +160,6 @@ func (s *Simulator) runningStatus(pod *corev1.Pod, n *node) (*corev1.PodStatus, 
 
 	st.Conditions = podConditions(pod, now)
 	return st, nil
-}
-
-func keepsIP(n *node, uid types.UID, ip string) bool {
-	a, err := netip.ParseAddr(ip)
-	return err == nil && n.pods.claim(uid, a)
 }
 
 // containerStatus reports container c running (or, for an init container that is not a
@@ -289,7 +296,7 @@ func unreadyGates(pod *corev1.Pod) string {
 
 // runningPods are the pods of node n the metrics report: running, not being deleted.
 func (s *Simulator) runningPods(n *node) []*corev1.Pod {
-	objs, _ := s.pods.ByIndex(byNodeName, n.name)
+	objs, _ := s.pods.ByIndex(sharedinformers.PodsByNode, n.name)
 	var pods []*corev1.Pod
 	for _, obj := range objs {
 		p := obj.(*corev1.Pod)

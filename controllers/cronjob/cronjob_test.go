@@ -25,7 +25,7 @@ import (
 func TestInAChain(t *testing.T) {
 	c := testchain.Start(t, func(o *chain.Options) {
 		o.Controllers = []string{"cronjob", "job", controllers.NodeLifecycle, controllers.Scheduler,
-			controllers.SimulatedKubelet, controllers.GarbageCollector}
+			controllers.SimulatedKubelet, controllers.NodeIPAM, controllers.GarbageCollector}
 	})
 	cs, _ := testchain.Clients(t, c)
 	ctx := context.Background()

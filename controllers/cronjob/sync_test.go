@@ -30,7 +30,7 @@ import (
 // controller is this test's, synced by hand.
 func TestSyncOnAClock(t *testing.T) {
 	c := testchain.Start(t, func(o *chain.Options) {
-		o.Controllers = []string{controllers.Job, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet, controllers.GarbageCollector}
+		o.Controllers = []string{controllers.Job, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet, controllers.NodeIPAM, controllers.GarbageCollector}
 	})
 	cs, _ := testchain.Clients(t, c)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -31,7 +31,7 @@ import (
 func TestDaemonSets(t *testing.T) {
 	c := testchain.Start(t, func(o *chain.Options) {
 		o.Controllers = []string{controllers.DaemonSet, controllers.NodeLifecycle, controllers.Scheduler,
-			controllers.SimulatedKubelet, controllers.GarbageCollector}
+			controllers.SimulatedKubelet, controllers.NodeIPAM, controllers.GarbageCollector}
 		o.Nodes = 2
 	})
 	cs, _ := testchain.Clients(t, c)

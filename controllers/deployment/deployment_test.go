@@ -27,7 +27,7 @@ import (
 // and the garbage collector. Each subtest works in a namespace of its own.
 func TestDeployments(t *testing.T) {
 	c := testchain.Start(t, func(o *chain.Options) {
-		o.Controllers = []string{controllers.Deployment, controllers.ReplicaSet, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet, controllers.GarbageCollector}
+		o.Controllers = []string{controllers.Deployment, controllers.ReplicaSet, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet, controllers.NodeIPAM, controllers.GarbageCollector}
 		o.Nodes = 2
 	})
 	cs, _ := testchain.Clients(t, c)

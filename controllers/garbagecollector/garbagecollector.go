@@ -41,6 +41,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -51,6 +52,7 @@ import (
 // GarbageCollector is the collector. Build it with New, start it with Run.
 type GarbageCollector struct {
 	client    metadata.Interface
+	shared    informers.SharedInformerFactory // may be nil: every monitor is then the collector's own
 	discovery discovery.DiscoveryInterface
 	mapper    meta.ResettableRESTMapper
 	queue     workqueue.TypedRateLimitingInterface[types.UID]
@@ -59,11 +61,13 @@ type GarbageCollector struct {
 	monitors map[schema.GroupResource]*monitor
 }
 
-// New returns a collector that reads and writes through client, finds resources through disc and
-// resolves owner kinds with mapper.
-func New(client metadata.Interface, disc discovery.DiscoveryInterface, mapper meta.ResettableRESTMapper) *GarbageCollector {
+// New returns a collector that reads and writes through client, finds resources through disc,
+// resolves owner kinds with mapper, and watches the resources that shared has the types of
+// through shared's informers (shared may be nil).
+func New(client metadata.Interface, disc discovery.DiscoveryInterface, mapper meta.ResettableRESTMapper, shared informers.SharedInformerFactory) *GarbageCollector {
 	return &GarbageCollector{
 		client:    client,
+		shared:    shared,
 		discovery: disc,
 		mapper:    mapper,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.UID](),
@@ -95,13 +99,13 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int, resyncPeriod t
 func (gc *GarbageCollector) handler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if o, ok := obj.(*metav1.PartialObjectMetadata); ok && concerned(o) {
+			if o, ok := asMeta(obj); ok && concerned(o) {
 				gc.queue.Add(o.UID)
 			}
 		},
 		UpdateFunc: func(oldObj, obj any) {
-			old, ok1 := oldObj.(*metav1.PartialObjectMetadata)
-			o, ok2 := obj.(*metav1.PartialObjectMetadata)
+			old, ok1 := asMeta(oldObj)
+			o, ok2 := asMeta(obj)
 			if !ok1 || !ok2 || !changedOwnership(old, o) {
 				return
 			}
@@ -116,7 +120,7 @@ func (gc *GarbageCollector) handler() cache.ResourceEventHandler {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
-			o, ok := obj.(*metav1.PartialObjectMetadata)
+			o, ok := asMeta(obj)
 			if !ok {
 				return
 			}

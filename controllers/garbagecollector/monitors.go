@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/apichain/apichain/internal/sharedinformers"
 )
 
 // ignored are the resources the collector does not watch, as kube-controller-manager: events
@@ -25,17 +27,36 @@ var ignored = map[schema.GroupResource]bool{
 
 // Index names of every monitor's informer.
 const (
-	byUID   = "uid"
-	byOwner = "owner"
+	byUID   = "garbagecollector.uid"
+	byOwner = "garbagecollector.owner"
 )
 
-// monitor watches one resource. Its informer is its own, not the manager's shared one, because
-// the collector stops it when the resource goes away (a CRD deleted), which a shared informer
-// factory cannot do for one informer.
+// monitor watches one resource. A built-in resource is watched through the controllers'
+// shared informer factory, as kube-controller-manager's collector watches it: the pods the
+// collector looks at are the very pods the scheduler, the kubelets and the workload controllers
+// keep, not a second copy. Any other resource (custom resources, those of aggregated servers)
+// gets a metadata-only informer of the collector's own, which it stops when the resource goes
+// away (a CRD deleted): a shared factory cannot stop one of its informers.
 type monitor struct {
 	resource schema.GroupVersionResource
 	informer cache.SharedIndexInformer
-	stop     context.CancelFunc
+	// stop ends the monitor: it stops an informer of the collector's own, and takes the
+	// collector's handler off a shared one.
+	stop func()
+}
+
+// asMeta is the metadata of an object of a monitor's cache: a metadata informer's
+// PartialObjectMetadata, or a shallow copy of a typed object's ObjectMeta (read, never written).
+func asMeta(obj any) (*metav1.PartialObjectMetadata, bool) {
+	switch o := obj.(type) {
+	case *metav1.PartialObjectMetadata:
+		return o, true
+	case metav1.ObjectMetaAccessor:
+		if m, ok := o.GetObjectMeta().(*metav1.ObjectMeta); ok {
+			return &metav1.PartialObjectMetadata{ObjectMeta: *m}, true
+		}
+	}
+	return nil, false
 }
 
 // resync makes the monitors match what discovery lists now. When it adds some, it waits (a
@@ -99,7 +120,7 @@ func (gc *GarbageCollector) resync(ctx context.Context, period time.Duration) {
 	cache.WaitForCacheSync(waitCtx.Done(), added...)
 	for _, m := range gc.monitorList() {
 		for _, obj := range m.informer.GetStore().List() {
-			if o := obj.(*metav1.PartialObjectMetadata); len(o.OwnerReferences) > 0 {
+			if o, ok := asMeta(obj); ok && len(o.OwnerReferences) > 0 {
 				gc.queue.Add(o.UID)
 			}
 		}
@@ -115,7 +136,8 @@ func hasVerbs(r metav1.APIResource, verbs ...string) bool {
 	return true
 }
 
-// startMonitor starts a metadata informer for resource, indexed by UID and by owner UID.
+// startMonitor starts watching resource with an informer indexed by UID and by owner UID: the
+// shared one when the shared factory has the resource's type, else one of its own.
 func (gc *GarbageCollector) startMonitor(ctx context.Context, resource schema.GroupVersionResource) (*monitor, error) {
 	indexers := cache.Indexers{
 		byUID: func(obj any) ([]string, error) {
@@ -137,7 +159,26 @@ func (gc *GarbageCollector) startMonitor(ctx context.Context, resource schema.Gr
 			return uids, nil
 		},
 	}
+	if gc.shared != nil {
+		if generic, err := gc.shared.ForResource(resource); err == nil {
+			informer := generic.Informer()
+			if _, ok := informer.GetIndexer().GetIndexers()[byUID]; !ok {
+				if err := informer.AddIndexers(indexers); err != nil {
+					return nil, err
+				}
+			}
+			reg, err := informer.AddEventHandler(gc.handler())
+			if err != nil {
+				return nil, err
+			}
+			gc.shared.Start(ctx.Done()) // starts the informer if nobody else asked for it yet
+			return &monitor{resource: resource, informer: informer, stop: func() { _ = informer.RemoveEventHandler(reg) }}, nil
+		}
+	}
 	informer := metadatainformer.NewFilteredMetadataInformer(gc.client, resource, metav1.NamespaceAll, 0, indexers, nil).Informer()
+	if err := informer.SetTransform(sharedinformers.Strip); err != nil {
+		return nil, err
+	}
 	if _, err := informer.AddEventHandler(gc.handler()); err != nil {
 		return nil, err
 	}
@@ -178,7 +219,9 @@ func (gc *GarbageCollector) allSynced() bool {
 func (gc *GarbageCollector) find(uid types.UID) (*monitor, *metav1.PartialObjectMetadata) {
 	for _, m := range gc.monitorList() {
 		if objs, _ := m.informer.GetIndexer().ByIndex(byUID, string(uid)); len(objs) > 0 {
-			return m, objs[0].(*metav1.PartialObjectMetadata)
+			if o, ok := asMeta(objs[0]); ok {
+				return m, o
+			}
 		}
 	}
 	return nil, nil
@@ -197,7 +240,7 @@ func (gc *GarbageCollector) dependents(owner *metav1.PartialObjectMetadata) []de
 	for _, m := range gc.monitorList() {
 		objs, _ := m.informer.GetIndexer().ByIndex(byOwner, string(owner.UID))
 		for _, obj := range objs {
-			if o := obj.(*metav1.PartialObjectMetadata); owner.Namespace == "" || o.Namespace == owner.Namespace {
+			if o, ok := asMeta(obj); ok && (owner.Namespace == "" || o.Namespace == owner.Namespace) {
 				deps = append(deps, dependent{o, m})
 			}
 		}

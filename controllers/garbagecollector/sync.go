@@ -122,7 +122,7 @@ func (gc *GarbageCollector) ownerState(ctx context.Context, dependent *metav1.Pa
 			key = namespace + "/" + ref.Name
 		}
 		if obj, ok, _ := m.informer.GetIndexer().GetByKey(key); ok {
-			owner = obj.(*metav1.PartialObjectMetadata)
+			owner, _ = asMeta(obj)
 		}
 	}
 	if owner == nil || owner.UID != ref.UID {

@@ -27,7 +27,7 @@ import (
 // annotations say, and checks the status kube's job controller reports.
 func TestJobs(t *testing.T) {
 	c := testchain.Start(t, func(o *chain.Options) {
-		o.Controllers = []string{controllers.Job, controllers.TTLAfterFinished, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet}
+		o.Controllers = []string{controllers.Job, controllers.TTLAfterFinished, controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet, controllers.NodeIPAM}
 		o.Nodes = 2
 	})
 	cs, _ := testchain.Clients(t, c)

@@ -27,7 +27,7 @@ import (
 // namespace of its own.
 func TestReplicaSets(t *testing.T) {
 	c := testchain.Start(t, func(o *chain.Options) {
-		o.Controllers = []string{"replicaset", "replicationcontroller", controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet}
+		o.Controllers = []string{"replicaset", "replicationcontroller", controllers.NodeLifecycle, controllers.Scheduler, controllers.SimulatedKubelet, controllers.NodeIPAM}
 	})
 	cs, _ := testchain.Clients(t, c)
 	ns := func(t *testing.T, name string) string {

@@ -32,13 +32,14 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/apichain/apichain/controllers/internal/loop"
+	"github.com/apichain/apichain/internal/sharedinformers"
 )
 
 // Name is the scheduler's name: pods with this spec.schedulerName (or none) are its to place,
@@ -50,13 +51,12 @@ const fieldManager = "kube-scheduler"
 
 // Scheduler places pending pods on nodes. Build it with New, start it with Run.
 type Scheduler struct {
-	client kubernetes.Interface
-
-	// set by Run
+	client   kubernetes.Interface
 	pods     cache.Indexer
 	nodes    corelisters.NodeLister
-	queue    loop.Queue // pod keys
-	recorder record.EventRecorder
+	synced   []cache.InformerSynced
+	queue    loop.Queue           // pod keys
+	recorder record.EventRecorder // set by Run
 
 	mu sync.Mutex
 	// assumed are pods bound but not yet seen bound in the cache: they count on their node
@@ -71,31 +71,24 @@ type assumedPod struct {
 	cpu, memory int64
 }
 
-// New returns a scheduler that uses client. It starts nothing.
-func New(client kubernetes.Interface) *Scheduler {
-	return &Scheduler{client: client, assumed: map[types.UID]assumedPod{}, unschedulable: sets.New[string]()}
-}
-
-// Run schedules pods until ctx is done, and returns once the pod in hand is done with. Run
-// once per Scheduler.
-func (s *Scheduler) Run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	nodeFactory := informers.NewSharedInformerFactory(s.client, 0)
-	// Pods that hold, or wait for, a place on a node: finished pods do neither.
-	podFactory := informers.NewSharedInformerFactoryWithOptions(s.client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.FieldSelector = "status.phase!=" + string(corev1.PodSucceeded) + ",status.phase!=" + string(corev1.PodFailed)
-	}))
-	nodeInformer := nodeFactory.Core().V1().Nodes()
-	podInformer := podFactory.Core().V1().Pods().Informer()
-	s.pods, s.nodes = podInformer.GetIndexer(), nodeInformer.Lister()
-	s.queue = loop.NewQueue("scheduler")
-	s.recorder = loop.Recorder(ctx, s.client, Name)
-
-	if _, err := podInformer.AddEventHandler(s.podHandler()); err != nil {
-		return err
+// New returns a scheduler that reads pods and nodes from the shared informers given (the pods
+// indexed by node, sharedinformers.ByNode) and writes through client. It starts nothing.
+func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes coreinformers.NodeInformer) (*Scheduler, error) {
+	s := &Scheduler{
+		client:  client,
+		pods:    pods.Informer().GetIndexer(),
+		nodes:   nodes.Lister(),
+		synced:  []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced},
+		queue:   loop.NewQueue("scheduler"),
+		assumed: map[types.UID]assumedPod{}, unschedulable: sets.New[string](),
 	}
-	if _, err := nodeInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	if err := sharedinformers.ByNode(pods.Informer()); err != nil {
+		return nil, fmt.Errorf("indexing pods by node: %w", err)
+	}
+	if _, err := pods.Informer().AddEventHandler(s.podHandler()); err != nil {
+		return nil, err
+	}
+	if _, err := nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(any) { s.retryUnschedulable() },
 		UpdateFunc: func(old, obj any) {
 			if schedulingChanged(old.(*corev1.Node), obj.(*corev1.Node)) {
@@ -103,16 +96,17 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			}
 		},
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	nodeFactory.Start(ctx.Done())
-	podFactory.Start(ctx.Done())
-	defer nodeFactory.Shutdown()
-	defer podFactory.Shutdown()
+	return s, nil
+}
 
+// Run schedules pods until ctx is done, and returns once the pod in hand is done with. Run
+// once per Scheduler.
+func (s *Scheduler) Run(ctx context.Context) {
+	s.recorder = loop.Recorder(ctx, s.client, Name)
 	// One worker: one pod at a time, as kube-scheduler's scheduling cycle.
-	loop.Run(ctx, s.queue, 1, s.scheduleOne, nodeInformer.Informer().HasSynced, podInformer.HasSynced)
-	return nil
+	loop.Run(ctx, s.queue, 1, s.scheduleOne, s.synced...)
 }
 
 func (s *Scheduler) podHandler() cache.ResourceEventHandler {
@@ -197,7 +191,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string) error {
 		return err
 	}
 	pod := obj.(*corev1.Pod)
-	if pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil ||
+	if pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil || finished(pod) ||
 		(pod.Spec.SchedulerName != "" && pod.Spec.SchedulerName != Name) {
 		return nil
 	}
@@ -261,17 +255,22 @@ func (s *Scheduler) pick(pod *corev1.Pod) (node, reason string) {
 	return node, ""
 }
 
-// loads is what every node holds: the pods the cache shows on it, and those assumed there.
+// loads is what every node holds: the pods the cache shows on it (finished ones hold
+// nothing), and those assumed there.
 func (s *Scheduler) loads() map[string]nodeLoad {
 	loads := map[string]nodeLoad{}
-	for _, obj := range s.pods.List() {
-		pod := obj.(*corev1.Pod)
-		if pod.Spec.NodeName == "" {
-			continue
+	for _, node := range s.pods.ListIndexFuncValues(sharedinformers.PodsByNode) {
+		objs, _ := s.pods.ByIndex(sharedinformers.PodsByNode, node)
+		var l nodeLoad
+		for _, obj := range objs {
+			pod := obj.(*corev1.Pod)
+			if finished(pod) {
+				continue
+			}
+			cpu, memory := requests(pod)
+			l = nodeLoad{pods: l.pods + 1, cpu: l.cpu + cpu, memory: l.memory + memory}
 		}
-		cpu, memory := requests(pod)
-		l := loads[pod.Spec.NodeName]
-		loads[pod.Spec.NodeName] = nodeLoad{pods: l.pods + 1, cpu: l.cpu + cpu, memory: l.memory + memory}
+		loads[node] = l
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -280,6 +279,11 @@ func (s *Scheduler) loads() map[string]nodeLoad {
 		loads[a.node] = nodeLoad{pods: l.pods + 1, cpu: l.cpu + a.cpu, memory: l.memory + a.memory}
 	}
 	return loads
+}
+
+// finished pods neither hold nor wait for a place on a node.
+func finished(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }
 
 // setScheduledFalse records on the pod why it waits (kube-scheduler's updatePod on failure),

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/scheduler"
+	"github.com/apichain/apichain/internal/sharedinformers"
 	"github.com/apichain/apichain/servers/chain"
 	"github.com/apichain/apichain/test/testchain"
 )
@@ -26,14 +27,19 @@ func start(t *testing.T) kubernetes.Interface {
 	t.Helper()
 	c := testchain.Start(t, func(o *chain.Options) { o.Controllers = []string{controllers.NodeLifecycle} })
 	client, _ := testchain.Clients(t, c)
+	factory := sharedinformers.New(client)
+	s, err := scheduler.New(client, factory.Core().V1().Pods(), factory.Core().V1().Nodes())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- scheduler.New(client).Run(ctx) }()
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	factory.Start(ctx.Done())
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("scheduler: %v", err)
-		}
+		<-done
+		factory.Shutdown()
 	})
 	return client
 }

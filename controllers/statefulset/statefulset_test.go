@@ -27,7 +27,7 @@ import (
 func TestStatefulSets(t *testing.T) {
 	c := testchain.Start(t, func(o *chain.Options) {
 		o.Controllers = []string{controllers.StatefulSet, controllers.NodeLifecycle, controllers.Scheduler,
-			controllers.SimulatedKubelet, controllers.GarbageCollector}
+			controllers.SimulatedKubelet, controllers.NodeIPAM, controllers.GarbageCollector}
 	})
 	cs, _ := testchain.Clients(t, c)
 	ns := func(t *testing.T, name string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/klog/v2"
@@ -22,6 +22,7 @@ import (
 	"github.com/apichain/apichain/internal/kubeconfig"
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/internal/rbac/bootstrappolicy"
+	"github.com/apichain/apichain/internal/sharedinformers"
 	"github.com/apichain/apichain/servers/metrics"
 )
 
@@ -30,9 +31,14 @@ import (
 // aggregator.
 
 // addControllers registers the post-start hook that starts the enabled controllers with the
-// loopback client, as kube-apiserver starts its own controllers.
-func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, files pki.Files) error {
-	c := &controllers.Context{Nodes: o.Nodes}
+// loopback client, as kube-apiserver starts its own controllers. running counts every term of
+// controllers until they have all returned: the chain closes etcd only after that.
+func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, files pki.Files, running *sync.WaitGroup) error {
+	// What every term's Context is made from (a Context is used for one term only).
+	c := controllers.Context{Nodes: o.Nodes, NodeStatusReportFrequency: o.NodeStatusReportFrequency, NodeCIDRMaskSize: o.NodeCIDRMaskSize}
+	// Validate has parsed both.
+	c.ClusterCIDR, _ = netip.ParsePrefix(o.ClusterCIDR)
+	c.ServiceCIDR, _ = netip.ParsePrefix(o.ServiceClusterIPRange)
 	if o.ControllerEnabled(controllers.RootCACertificatePublisher) {
 		// What kube-controller-manager publishes as kube-root-ca.crt: the CA that signed the
 		// serving certificate (--root-ca-file).
@@ -97,11 +103,16 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 			return err
 		}
 		start := func(ctx context.Context) error {
-			// Fresh informers for every term of leadership: the last term's stopped with it.
-			term := *c
-			term.Client, term.Metadata = client, meta
-			term.Informers = informers.NewSharedInformerFactory(client, 10*time.Minute)
-			return controllers.Run(ctx, &term, o.ControllerEnabled)
+			// A fresh Context and informers for every term of leadership: the last term's
+			// stopped with it.
+			term := &controllers.Context{Client: client, Metadata: meta, Informers: sharedinformers.New(client),
+				RootCA: c.RootCA, ClusterCIDR: c.ClusterCIDR, ServiceCIDR: c.ServiceCIDR, NodeCIDRMaskSize: c.NodeCIDRMaskSize,
+				Nodes: c.Nodes, NodeStatusReportFrequency: c.NodeStatusReportFrequency,
+				KubeletCert: c.KubeletCert, KubeletKey: c.KubeletKey, KubeletClientCA: c.KubeletClientCA}
+			err := controllers.Run(ctx, term, o.ControllerEnabled)
+			// Counted once Run has returned: Wait must not start before Run's own counts.
+			running.Go(term.Wait)
+			return err
 		}
 		if !o.LeaderElection.LeaderElect {
 			return start(hc)

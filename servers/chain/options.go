@@ -13,6 +13,7 @@ package chain
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -30,6 +31,8 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 
 	"github.com/apichain/apichain/controllers"
+	"github.com/apichain/apichain/controllers/nodeipam"
+	"github.com/apichain/apichain/kubelet"
 )
 
 // Options are the chain's command-line options.
@@ -69,6 +72,14 @@ type Options struct {
 	MetricResolution time.Duration
 	// Nodes is how many simulated nodes join the host node.
 	Nodes int
+	// NodeStatusReportFrequency is how often a simulated node posts its status when nothing in
+	// it changed (the kubelet's nodeStatusReportFrequency); its Lease is renewed every 10 s.
+	NodeStatusReportFrequency time.Duration
+	// ClusterCIDR and NodeCIDRMaskSize are kube-controller-manager's --cluster-cidr and
+	// --node-cidr-mask-size: the node-ipam-controller gives every node a range of
+	// NodeCIDRMaskSize bits of ClusterCIDR, from which its pods get their addresses.
+	ClusterCIDR      string
+	NodeCIDRMaskSize int
 	// Controllers lists the controllers to run, in kube-controller-manager's syntax: "*" for
 	// all, "name" to add one, "-name" to leave one out; empty for none. Complete reads
 	// kube-controller-manager's aliases ("deployment") as the names they stand for.
@@ -112,7 +123,16 @@ func NewOptions() *Options {
 		EtcdCompactionInterval: 5 * time.Minute,
 		Metrics:                MetricsChild,
 		MetricResolution:       15 * time.Second,
-		Controllers:            []string{"*"},
+		// The kubelet's default.
+		NodeStatusReportFrequency: kubelet.DefaultStatusReportFrequency,
+		// kube-controller-manager's default mask for IPv4: a /24 has room for the kubelet's
+		// 110 pods. It has no default cluster CIDR; 10.224.0.0/11 holds 8,192 such ranges,
+		// well above the 5,000 nodes Kubernetes supports. It contains 10.244.0.0/16, where
+		// the chain's nodes had their ranges before (they keep them), and overlaps neither the
+		// default Service range nor kubeadm's (10.96.0.0/12).
+		ClusterCIDR:      "10.224.0.0/11",
+		NodeCIDRMaskSize: 24,
+		Controllers:      []string{"*"},
 		// kube-apiserver's defaults (k8s.io/apiserver pkg/server/options): a concurrency limit
 		// of 600 under API Priority and Fairness.
 		EnablePriorityAndFairness:   true,
@@ -150,7 +170,10 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs = fss.FlagSet("metrics and nodes")
 	fs.StringVar(&o.Metrics, "metrics", o.Metrics, "How to run the metrics aggregated API server: child (a supervised child process), in-process (on its own listener in this process) or off.")
 	fs.DurationVar(&o.MetricResolution, "metric-resolution", o.MetricResolution, "How often the metrics server scrapes the kubelets (1s at least).")
-	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Simulated nodes to add beside the host node; each has a kubelet endpoint with synthetic usage.")
+	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Simulated nodes to add beside the host node; each has a kubelet endpoint with synthetic usage. At most one less than the node ranges --cluster-cidr holds (8191 by default).")
+	fs.DurationVar(&o.NodeStatusReportFrequency, "node-status-report-frequency", o.NodeStatusReportFrequency, "How often a simulated node posts its status when nothing in it changed (the kubelet's nodeStatusReportFrequency); leases are renewed every 10s regardless.")
+	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "CIDR range of the pods' addresses; the node-ipam-controller gives every node a range of --node-cidr-mask-size bits of it (IPv4).")
+	fs.IntVar(&o.NodeCIDRMaskSize, "node-cidr-mask-size", o.NodeCIDRMaskSize, "Mask size of the range every node gets from --cluster-cidr.")
 	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, fmt.Sprintf("Controllers to run: '*' for all, 'name' to add one, '-name' to leave one out; empty for none (the API servers and etcd alone, as envtest runs them). Known: %s (kube-controller-manager's older names, such as deployment, work too).", strings.Join(controllers.Names(), ", ")))
 
 	componentbaseoptions.BindLeaderElectionFlags(&o.LeaderElection, fss.FlagSet("leader election"))
@@ -250,9 +273,7 @@ func (o CompletedOptions) Validate() []error {
 	if o.MetricResolution < time.Second {
 		errs = append(errs, fmt.Errorf("--metric-resolution %v must be 1s or more", o.MetricResolution))
 	}
-	if o.Nodes < 0 {
-		errs = append(errs, fmt.Errorf("--nodes %d must not be negative", o.Nodes))
-	}
+	errs = append(errs, o.validateNodes()...)
 	for _, c := range o.Controllers {
 		if name := strings.TrimPrefix(c, "-"); c != "*" && !slices.Contains(controllers.Names(), name) {
 			errs = append(errs, fmt.Errorf("--controllers: unknown controller %q (known: %s)", name, strings.Join(controllers.Names(), ", ")))
@@ -299,8 +320,43 @@ func (o CompletedOptions) Validate() []error {
 			errs = append(errs, fmt.Errorf("--leader-elect-resource-lock %q: only leases is supported", o.LeaderElection.ResourceLock))
 		}
 	}
+	if o.Logs.Verbosity > math.MaxInt32 {
+		errs = append(errs, fmt.Errorf("-v %d must be between 0 and %d", o.Logs.Verbosity, math.MaxInt32))
+	} else {
+		for _, e := range logsapi.Validate(o.Logs, nil, nil) {
+			errs = append(errs, fmt.Errorf("logging flags: %v", e))
+		}
+	}
 	if st, err := os.Stat(o.DataDir); err == nil && !st.IsDir() {
 		errs = append(errs, fmt.Errorf("--data-dir %q exists and is not a directory", o.DataDir))
+	}
+	return errs
+}
+
+// validateNodes checks the flags of the nodes and their pod ranges: what the node IPAM
+// controller could not serve is refused before anything starts.
+func (o CompletedOptions) validateNodes() []error {
+	var errs []error
+	ranges := -1
+	if p, err := netip.ParsePrefix(o.ClusterCIDR); err != nil {
+		errs = append(errs, fmt.Errorf("--cluster-cidr %q is not a CIDR: %v", o.ClusterCIDR, err))
+	} else if !p.Addr().Is4() {
+		errs = append(errs, fmt.Errorf("--cluster-cidr %q must be an IPv4 CIDR", o.ClusterCIDR))
+	} else if o.NodeCIDRMaskSize < p.Bits() || o.NodeCIDRMaskSize > 30 {
+		errs = append(errs, fmt.Errorf("--node-cidr-mask-size %d must be between %d (the mask of --cluster-cidr %s) and 30", o.NodeCIDRMaskSize, p.Bits(), o.ClusterCIDR))
+	} else if n, err := nodeipam.Capacity(p, o.NodeCIDRMaskSize); err != nil {
+		errs = append(errs, fmt.Errorf("--node-cidr-mask-size %d with --cluster-cidr %s: %v", o.NodeCIDRMaskSize, o.ClusterCIDR, err))
+	} else {
+		ranges = n
+	}
+	switch {
+	case ranges > 0 && (o.Nodes < 0 || o.Nodes > ranges-1):
+		errs = append(errs, fmt.Errorf("--nodes %d must be between 0 and %d: --cluster-cidr %s holds %d ranges of /%d, one of them the host node's", o.Nodes, ranges-1, o.ClusterCIDR, ranges, o.NodeCIDRMaskSize))
+	case o.Nodes < 0:
+		errs = append(errs, fmt.Errorf("--nodes %d must not be negative", o.Nodes))
+	}
+	if o.NodeStatusReportFrequency < time.Second {
+		errs = append(errs, fmt.Errorf("--node-status-report-frequency %v must be 1s or more", o.NodeStatusReportFrequency))
 	}
 	return errs
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -102,6 +103,8 @@ type starter struct {
 	prepared    aggregator.PreparedServer
 	chain       *Chain
 	runErr      chan error // the servers' Run returned (with its error)
+	// controllers counts the controllers' terms until every controller has returned.
+	controllers sync.WaitGroup
 }
 
 // lockDataDir: one instance per data dir. Two embedded etcds (or two admin kubeconfigs) in one
@@ -185,7 +188,7 @@ func (s *starter) addHooks() error {
 	if err := addIdentityLease(s.head.GenericAPIServer, s.o); err != nil {
 		return err
 	}
-	return addControllers(s.head.GenericAPIServer, s.o, s.files)
+	return addControllers(s.head.GenericAPIServer, s.o, s.files, &s.controllers)
 }
 
 // prepare runs the head's PrepareRun (health checks, OpenAPI, discovery) and makes the Chain
@@ -240,6 +243,9 @@ func (s *starter) serve() error {
 		c.err = err
 		s.runErr <- err
 		c.addons.Wait()
+		// The controllers stop with the servers (their context ends with them); etcd and
+		// the rest close once they have all returned.
+		s.controllers.Wait()
 		stopped.run()
 		close(c.done)
 	}()

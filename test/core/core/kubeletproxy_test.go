@@ -343,7 +343,7 @@ func kubeletChain(t *testing.T) (*chain.Chain, kubernetes.Interface, string) {
 		t.Skip("kubectl is not installed")
 	}
 	c := testchain.Start(t, func(o *chain.Options) {
-		o.Controllers = []string{controllers.SimulatedKubelet}
+		o.Controllers = []string{controllers.SimulatedKubelet, controllers.NodeIPAM}
 		o.Nodes = 1
 	})
 	return c, kubernetes.NewForConfigOrDie(c.Admin), kubectlPath
