@@ -1,11 +1,15 @@
 package tracing_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"k8s.io/client-go/rest"
 
@@ -29,20 +33,28 @@ func readTraces(t testing.TB, cfg *rest.Config) []*tracing.Trace {
 }
 
 // waitForTrace waits until the ring holds a trace of a request that match says is the one,
-// and returns the newest such.
+// and returns the newest such. A request's trace is published as its last span ends, just
+// after its response: a moment, but no time is promised, so this polls (30 s at most, then
+// it fails with what the ring holds).
 func waitForTrace(t testing.TB, c *chain.Chain, what string, match func(*tracing.Trace) bool) *tracing.Trace {
 	t.Helper()
 	var found *tracing.Trace
-	testchain.WaitFor(t, func() bool {
-		for _, tr := range readTraces(t, c.Admin) {
+	var last []*tracing.Trace
+	_ = wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		last = readTraces(t, c.Admin)
+		for _, tr := range last {
 			if match(tr) {
 				found = tr
 			}
 		}
-		return found != nil
+		return found != nil, nil
 	})
 	if found == nil {
-		t.Fatalf("no trace of %s", what)
+		var b strings.Builder
+		for _, tr := range last[max(0, len(last)-20):] {
+			b.WriteString(tree(tr))
+		}
+		t.Fatalf("no trace of %s; the ring's last:\n%s", what, b.String())
 	}
 	return found
 }
