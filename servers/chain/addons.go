@@ -21,8 +21,8 @@ import (
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/internal/kubeconfig"
 	"github.com/apichain/apichain/internal/pki"
-	"github.com/apichain/apichain/internal/tracing"
 	"github.com/apichain/apichain/internal/rbac/bootstrappolicy"
+	"github.com/apichain/apichain/internal/tracing"
 	"github.com/apichain/apichain/servers/metrics"
 )
 
