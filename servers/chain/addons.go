@@ -189,6 +189,10 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 		"--kubelet-preferred-address-types=" + strings.Join(mo.KubeletPreferredAddressTypes, ","),
 		"--withdraw-on-stop",
 	}
+	if o.TracingConfigFile != "" {
+		// Its spans go to the chain's collector: one trace there holds both processes.
+		args = append(args, "--tracing-config-file="+o.TracingConfigFile)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding the chain binary for the metrics server: %w", err)
