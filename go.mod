@@ -136,6 +136,7 @@ require (
 	k8s.io/code-generator v0.37.2 // indirect
 	k8s.io/gengo/v2 v2.0.0-20260408192533-25e2208e0dc3 // indirect
 	k8s.io/kms v0.37.2 // indirect
+	k8s.io/sample-apiserver v0.37.2 // indirect
 	k8s.io/streaming v0.37.2 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
@@ -146,4 +147,5 @@ tool (
 	k8s.io/code-generator/cmd/defaulter-gen
 	k8s.io/code-generator/cmd/validation-gen
 	k8s.io/kube-openapi/cmd/openapi-gen
+	k8s.io/sample-apiserver
 )

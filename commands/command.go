@@ -1,8 +1,9 @@
 // Package commands is the chain binary's command line, the outermost layer: cmd/chain's main
 // runs NewCommand. The root command `chain` turns its flags into servers/chain's Options and
 // runs the whole chain in the foreground (servers/chain.Run). Its subcommands are the clients
-// that talk to a running chain from outside it (etcdctl: what the chain stores in etcd), and
-// the metrics server, whose command is its own (servers/metrics.NewCommand).
+// that talk to a running chain from outside it (etcdctl: what the chain stores in etcd;
+// apiservice: register an aggregated API server running on this machine), and the metrics
+// server, whose command is its own (servers/metrics.NewCommand).
 package commands
 
 import (
@@ -56,7 +57,7 @@ with an embedded etcd, and writes an admin kubeconfig for kubectl and client-go.
 	for _, fs := range fss.FlagSets {
 		cmd.Flags().AddFlagSet(fs)
 	}
-	cmd.AddCommand(metrics.NewCommand(), newEtcdctlCommand())
+	cmd.AddCommand(metrics.NewCommand(), newEtcdctlCommand(), newAPIServiceCommand())
 	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
 	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
 	return cmd

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,6 +60,21 @@ func TestPagesAreTrue(t *testing.T) {
 		o.Controllers = []string{"*"}
 	})
 	root, _ := filepath.Abs("..")
+	// A page may start a server in the background (page 3b's aggregated API server); it stops
+	// it itself, and what a failed page left running is stopped here.
+	var groups []int
+	defer func() {
+		for _, pgid := range groups {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	}()
+	run := func(t *testing.T, dir, kubeconfig, command string) string {
+		out, pgid := runCommand(t, dir, kubeconfig, command)
+		if pgid > 0 && syscall.Kill(-pgid, 0) == nil {
+			groups = append(groups, pgid)
+		}
+		return out
+	}
 	for _, s := range steps {
 		t.Run(fmt.Sprintf("%s:%d", s.page, s.line), func(t *testing.T) {
 			out := run(t, root, c.KubeconfigPath, s.command)
@@ -76,14 +92,21 @@ func TestPagesAreTrue(t *testing.T) {
 	}
 }
 
-func run(t *testing.T, dir, kubeconfig, command string) string {
+// runCommand runs command with bash in a process group of its own, returned with the output:
+// whatever the command left running in the background is in that group.
+func runCommand(t *testing.T, dir, kubeconfig, command string) (string, int) {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", command)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Dir = dir
 	// TMPDIR: what the pages' commands make with mktemp goes where the test cleans up.
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "TMPDIR="+t.TempDir())
 	out, _ := cmd.CombinedOutput() // the pages show failures too
-	return strings.TrimRight(string(out), "\n")
+	pgid := 0
+	if cmd.Process != nil {
+		pgid = cmd.Process.Pid
+	}
+	return strings.TrimRight(string(out), "\n"), pgid
 }
 
 // parse reads the ```console blocks of a page.

@@ -58,19 +58,28 @@ func ReadEndpoints(dataDir string) ([]string, error) {
 	return strings.Fields(string(b)), nil
 }
 
-// ReadClientTLS reads the TLS files WriteEndpoints named into a client configuration: nil when
-// the etcd needs no TLS.
-func ReadClientTLS(dataDir string) (*tls.Config, error) {
+// ReadTLSFiles reads the TLS files WriteEndpoints named: none when the etcd needs no TLS.
+func ReadTLSFiles(dataDir string) (TLSFiles, error) {
 	b, err := os.ReadFile(filepath.Join(dataDir, TLSFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return TLSFiles{}, nil
 	}
 	if err != nil {
-		return nil, err
+		return TLSFiles{}, err
 	}
 	var files TLSFiles
 	if err := json.Unmarshal(b, &files); err != nil {
-		return nil, fmt.Errorf("%s: %w", TLSFile, err)
+		return TLSFiles{}, fmt.Errorf("%s: %w", TLSFile, err)
+	}
+	return files, nil
+}
+
+// ReadClientTLS reads the TLS files WriteEndpoints named into a client configuration: nil when
+// the etcd needs no TLS.
+func ReadClientTLS(dataDir string) (*tls.Config, error) {
+	files, err := ReadTLSFiles(dataDir)
+	if err != nil || files == (TLSFiles{}) {
+		return nil, err
 	}
 	info := transport.TLSInfo{TrustedCAFile: files.CAFile, CertFile: files.CertFile, KeyFile: files.KeyFile}
 	return info.ClientConfig()

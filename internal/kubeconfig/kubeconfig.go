@@ -15,17 +15,19 @@ import (
 // Name is the cluster, user-context and context name in files the chain writes.
 const Name = "apichain"
 
-// User is one client identity: an x509 client certificate and key, PEM encoded.
+// User is one client identity: an x509 client certificate and key, PEM encoded, or a bearer
+// token (a ServiceAccount's).
 type User struct {
 	Name      string
 	Cert, Key []byte
+	Token     string
 }
 
 // Build returns a kubeconfig for server, trusting caPEM, as user.
 func Build(server string, caPEM []byte, user User) *clientcmdapi.Config {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[Name] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caPEM}
-	cfg.AuthInfos[user.Name] = &clientcmdapi.AuthInfo{ClientCertificateData: user.Cert, ClientKeyData: user.Key}
+	cfg.AuthInfos[user.Name] = &clientcmdapi.AuthInfo{ClientCertificateData: user.Cert, ClientKeyData: user.Key, Token: user.Token}
 	cfg.Contexts[Name] = &clientcmdapi.Context{Cluster: Name, AuthInfo: user.Name}
 	cfg.CurrentContext = Name
 	return cfg

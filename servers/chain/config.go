@@ -184,6 +184,8 @@ func buildGenericConfig(o CompletedOptions, files pki.Files) (genericConfig, err
 	}
 	sharedInformers := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute,
 		informers.WithTransform(dropManagedFields))
+	// API Priority and Fairness at the head, in place of the max-in-flight limits (flowcontrol.go).
+	applyFlowControl(generic, o, client, sharedInformers)
 
 	auth, err := newAuthentication(o, files)
 	if err != nil {

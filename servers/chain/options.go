@@ -90,6 +90,15 @@ type Options struct {
 	// (apiserver.config.k8s.io) whose endpoint receives the chain's spans over OTLP/gRPC,
 	// sampled at its samplingRatePerMillion.
 	TracingConfigFile string
+	// EnablePriorityAndFairness is kube-apiserver's --enable-priority-and-fairness: API Priority
+	// and Fairness admits every request at the head (flowcontrol.go); off, the older
+	// max-in-flight limits do.
+	EnablePriorityAndFairness bool
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight are kube-apiserver's
+	// --max-requests-inflight and --max-mutating-requests-inflight: with API Priority and
+	// Fairness their sum is the server's concurrency limit, shared among the priority levels;
+	// without it, the limits on requests that read and that write.
+	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
 
 	Logs *logs.Options
 }
@@ -107,6 +116,11 @@ func NewOptions() *Options {
 		MetricResolution:      15 * time.Second,
 		Controllers:           []string{"*"},
 		RecordTraces:          true,
+		// kube-apiserver's defaults (k8s.io/apiserver pkg/server/options): a concurrency limit
+		// of 600 under API Priority and Fairness.
+		EnablePriorityAndFairness:   true,
+		MaxRequestsInFlight:         400,
+		MaxMutatingRequestsInFlight: 200,
 		// kube-apiserver's defaults (pkg/controlplane/apiserver/server.go).
 		IdentityLeaseDuration:      time.Hour,
 		IdentityLeaseRenewInterval: 10 * time.Second,
@@ -155,6 +169,11 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.BoolVar(&o.RecordTraces, "record-traces", o.RecordTraces, "Keep the most recent requests' traces in memory (bounded), for `chain trace` and /debug/apichain/traces.")
 	// kube-apiserver's name and help text (k8s.io/apiserver pkg/server/options/tracing.go).
 	fs.StringVar(&o.TracingConfigFile, "tracing-config-file", o.TracingConfigFile, "File with apiserver tracing configuration.")
+
+	fs = fss.FlagSet("priority and fairness")
+	fs.BoolVar(&o.EnablePriorityAndFairness, "enable-priority-and-fairness", o.EnablePriorityAndFairness, "Admit requests with API Priority and Fairness (FlowSchemas and PriorityLevelConfigurations), as kube-apiserver does by default; false falls back to the max-in-flight limits.")
+	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight, "With --max-mutating-requests-inflight, the server's concurrency limit under API Priority and Fairness (their sum); without it, how many requests that do not write may run at once. 0 for no limit without it.")
+	fs.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", o.MaxMutatingRequestsInFlight, "With --max-requests-inflight, the server's concurrency limit under API Priority and Fairness (their sum); without it, how many requests that write may run at once. 0 for no limit without it.")
 
 	fs = fss.FlagSet("etcd")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "Comma-separated etcd client URLs of an external cluster. Empty runs an embedded etcd in the data dir.")
@@ -257,6 +276,11 @@ func (o CompletedOptions) Validate() []error {
 		if _, err := tracing.ReadConfigFile(o.TracingConfigFile); err != nil {
 			errs = append(errs, fmt.Errorf("--tracing-config-file: %v", err))
 		}
+	}
+	if o.MaxRequestsInFlight < 0 || o.MaxMutatingRequestsInFlight < 0 {
+		errs = append(errs, fmt.Errorf("--max-requests-inflight %d and --max-mutating-requests-inflight %d must not be negative", o.MaxRequestsInFlight, o.MaxMutatingRequestsInFlight))
+	} else if o.EnablePriorityAndFairness && o.MaxRequestsInFlight+o.MaxMutatingRequestsInFlight == 0 {
+		errs = append(errs, fmt.Errorf("--max-requests-inflight and --max-mutating-requests-inflight must add up to more than 0 with --enable-priority-and-fairness: their sum is the server's concurrency limit"))
 	}
 	if o.RequestTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout %v must be positive", o.RequestTimeout))

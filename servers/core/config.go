@@ -130,6 +130,10 @@ func NewConfig(shared genericapiserver.Config, sharedInformers informers.SharedI
 	// events.k8s.io Events are core Events: stored once, under /registry/events, as core/v1
 	// (pkg/kubeapiserver/default_storage_factory_builder.go).
 	factory.AddCohabitatingResources(corev1.Resource("events"), eventsv1.Resource("events"))
+	// The stores count their objects for API Priority and Fairness, which gives a LIST seats by
+	// how many objects it may read; the factory's copy of the storage configuration has no
+	// tracker of its own (kube-apiserver's BuildGenericConfig sets it the same way).
+	factory.StorageConfig.StorageObjectCountTracker = generic.StorageObjectCountTracker
 	if err := etcd.ApplyWithStorageFactoryTo(factory, &generic); err != nil {
 		return nil, fmt.Errorf("core storage: %w", err)
 	}

@@ -120,6 +120,7 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 	s.AddPostStartHookOrDie("start-core-service-ip-repair", b.serviceIPs)
 	s.AddPostStartHookOrDie(rbac.PostStartHookName, rbac.EnsurePolicy)
 	s.AddPostStartHookOrDie(scheduling.PostStartHookName, scheduling.BootstrapSystemPriorityClasses)
+	s.AddPostStartHookOrDie(flowcontrol.PostStartHookName, flowcontrol.KeepBootstrapConfiguration)
 	return &Server{GenericAPIServer: s, openAPIV2: c.Generic.OpenAPIConfig, openAPIV3: c.Generic.OpenAPIV3Config}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,10 @@ var groupResources = []struct {
 	// name, when set, is the object's name (an IPAddress is named by its address); otherwise
 	// it is crud-<resource>.
 	name string
+	// statusWritten: a controller in the chain writes the new object's status once (API
+	// Priority and Fairness's configuration controller, a FlowSchema's Dangling condition);
+	// the test waits for that write, one more Modified event, before it changes the object.
+	statusWritten bool
 }{
 	{gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
 		manifest: `{apiVersion: admissionregistration.k8s.io/v1, kind: ValidatingWebhookConfiguration, metadata: {name: NAME}, webhooks: [{name: v.example.com, clientConfig: {url: "https://127.0.0.1:1/v"}, rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}], sideEffects: None, admissionReviewVersions: [v1], failurePolicy: Ignore, objectSelector: ` + matchNothing + `}]}`},
@@ -105,7 +110,8 @@ var groupResources = []struct {
 	{gvr: schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"},
 		manifest: `{apiVersion: node.k8s.io/v1, kind: RuntimeClass, metadata: {name: NAME}, handler: runsc}`},
 	{gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"},
-		manifest: `{apiVersion: flowcontrol.apiserver.k8s.io/v1, kind: FlowSchema, metadata: {name: NAME}, spec: {priorityLevelConfiguration: {name: crud-prioritylevelconfigurations}, rules: [{subjects: [{kind: User, user: {name: crud}}], nonResourceRules: [{verbs: [get], nonResourceURLs: [/crud]}]}]}}`},
+		manifest:      `{apiVersion: flowcontrol.apiserver.k8s.io/v1, kind: FlowSchema, metadata: {name: NAME}, spec: {priorityLevelConfiguration: {name: crud-prioritylevelconfigurations}, rules: [{subjects: [{kind: User, user: {name: crud}}], nonResourceRules: [{verbs: [get], nonResourceURLs: [/crud]}]}]}}`,
+		statusWritten: true},
 	{gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "prioritylevelconfigurations"},
 		manifest: `{apiVersion: flowcontrol.apiserver.k8s.io/v1, kind: PriorityLevelConfiguration, metadata: {name: NAME}, spec: {type: Limited, limited: {limitResponse: {type: Reject}}}}`},
 }
@@ -146,6 +152,18 @@ func TestGroupResourcesCRUDAndWatch(t *testing.T) {
 			if _, err := ri.Create(ctx, obj.DeepCopy(), metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
 				t.Errorf("second create: %v, want AlreadyExists", err)
 			}
+			events := []watch.EventType{watch.Added, watch.Modified, watch.Modified}
+			if r.statusWritten {
+				testchain.Eventually(t, "the controller's status", func(ctx context.Context) (bool, error) {
+					o, err := ri.Get(ctx, name, metav1.GetOptions{})
+					if err != nil {
+						return false, err
+					}
+					conditions, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+					return len(conditions) > 0, nil
+				})
+				events = slices.Insert(events, 1, watch.Modified)
+			}
 			got, err := ri.Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				t.Fatalf("get: %v", err)
@@ -179,7 +197,7 @@ func TestGroupResourcesCRUDAndWatch(t *testing.T) {
 				}
 				return watch.Event{}
 			}
-			for i, typ := range []watch.EventType{watch.Added, watch.Modified, watch.Modified} {
+			for i, typ := range events {
 				if ev := next(i); ev.Type != typ {
 					t.Fatalf("watch event %d = %s, want %s", i, ev.Type, typ)
 				}

@@ -171,11 +171,17 @@ func TestStatusSubresources(t *testing.T) {
 	if fs.Generation != 1 || fs.Spec.MatchingPrecedence != 1000 {
 		t.Errorf("new flow schema: generation %d, precedence %d", fs.Generation, fs.Spec.MatchingPrecedence)
 	}
-	dangling := flowcontrolv1.FlowSchemaCondition{Type: flowcontrolv1.FlowSchemaConditionDangling, Status: flowcontrolv1.ConditionTrue, Reason: "NotFound"}
-	fs.Status.Conditions = []flowcontrolv1.FlowSchemaCondition{dangling}
-	if fs, err = cs.FlowcontrolV1().FlowSchemas().UpdateStatus(ctx, fs, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	// The head's APF configuration controller writes the Dangling condition through /status,
+	// as kube-apiserver's does: the schema names a priority level that does not exist.
+	testchain.Eventually(t, "status-fs's Dangling condition", func(ctx context.Context) (bool, error) {
+		fs, err = cs.FlowcontrolV1().FlowSchemas().Get(ctx, fs.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return len(fs.Status.Conditions) == 1 && fs.Status.Conditions[0].Type == flowcontrolv1.FlowSchemaConditionDangling &&
+			fs.Status.Conditions[0].Status == flowcontrolv1.ConditionTrue && fs.Status.Conditions[0].Reason == "NotFound", nil
+	})
+	dangling := fs.Status.Conditions[0]
 	fs.Spec.MatchingPrecedence = 2000
 	fs.Status.Conditions = nil
 	if fs, err = cs.FlowcontrolV1().FlowSchemas().Update(ctx, fs, metav1.UpdateOptions{}); err != nil {

@@ -1,12 +1,13 @@
 // Package flowcontrol is the flowcontrol.apiserver.k8s.io API group of the Core server,
 // following kubernetes pkg/registry/flowcontrol: FlowSchemas and PriorityLevelConfigurations,
-// each with /status, the configuration of API Priority and Fairness.
+// each with /status, the configuration of API Priority and Fairness, and the post-start hook
+// priority-and-fairness-config-producer that keeps kube-apiserver's bootstrap configuration in
+// storage (bootstrap.go).
 //
-// This package serves the objects only. What kube-apiserver does with them besides (the APF
-// filter at the head of the handler chain, the post-start hook that keeps the bootstrap
-// FlowSchemas and PriorityLevelConfigurations, and the configuration controller that writes
-// their status, a FlowSchema's Dangling condition) is not part of it: until the chain runs
-// them, the group starts empty, nothing writes status, and requests are not classified by it.
+// What reads these objects is not here but at the head of the chain (servers/chain,
+// flowcontrol.go): k8s.io/apiserver's APF filter classifies every request by the FlowSchemas
+// into a priority level, and its configuration controller writes each FlowSchema's status (the
+// Dangling condition). Core serves the objects and keeps the bootstrap ones; the head uses them.
 package flowcontrol
 
 import (
