@@ -23,6 +23,7 @@ import (
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/internal/rbac/bootstrappolicy"
 	"github.com/apichain/apichain/internal/sharedinformers"
+	"github.com/apichain/apichain/internal/tracing"
 	"github.com/apichain/apichain/servers/metrics"
 )
 
@@ -134,7 +135,7 @@ func logFailure(what string, run func() error) {
 // startMetrics runs the metrics server as --metrics says, against the chain at url. It runs
 // until ctx is done; running counts it, so that the chain is only Done once it has stopped
 // (a child process reaped, not left behind).
-func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url string, p progress, running *sync.WaitGroup) error {
+func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url string, p progress, running *sync.WaitGroup, tp *tracing.Provider) error {
 	// Written with --metrics=off too: it is what a metrics server on another host runs with.
 	kubeconfigPath := filepath.Join(o.DataDir, "metrics-server.kubeconfig")
 	if err := writeMetricsKubeconfig(kubeconfigPath, url, files); err != nil {
@@ -157,6 +158,14 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 	mo.WithdrawOnStop = true
 
 	if o.Metrics == MetricsInProcess {
+		// Its spans go where the chain's go (tracing.go).
+		mtp, err := metricsTracing(o, tp)
+		if err != nil {
+			return err
+		}
+		if mtp != nil {
+			mo.TracerProvider = mtp
+		}
 		completed, err := mo.Complete()
 		if err != nil {
 			return err
@@ -190,6 +199,10 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 		"--cert-dir=" + mo.CertDir,
 		"--kubelet-preferred-address-types=" + strings.Join(mo.KubeletPreferredAddressTypes, ","),
 		"--withdraw-on-stop",
+	}
+	if o.TracingConfigFile != "" {
+		// Its spans go to the chain's collector: one trace there holds both processes.
+		args = append(args, "--tracing-config-file="+o.TracingConfigFile)
 	}
 	self, err := os.Executable()
 	if err != nil {

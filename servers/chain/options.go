@@ -32,6 +32,7 @@ import (
 
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/nodeipam"
+	"github.com/apichain/apichain/internal/tracing"
 	"github.com/apichain/apichain/kubelet"
 )
 
@@ -97,6 +98,13 @@ type Options struct {
 	// TokenAuthFile is kube-apiserver's --token-auth-file: a CSV of static bearer tokens
 	// (token,user,uid,"group1,group2"), read once at start.
 	TokenAuthFile string
+	// RecordTraces keeps the most recent requests' traces in memory, bounded, for `chain trace`
+	// and /debug/apichain/traces (internal/tracing).
+	RecordTraces bool
+	// TracingConfigFile is kube-apiserver's --tracing-config-file: a TracingConfiguration
+	// (apiserver.config.k8s.io) whose endpoint receives the chain's spans over OTLP/gRPC,
+	// sampled at its samplingRatePerMillion.
+	TracingConfigFile string
 	// EnablePriorityAndFairness is kube-apiserver's --enable-priority-and-fairness: API Priority
 	// and Fairness admits every request at the head (flowcontrol.go); off, the older
 	// max-in-flight limits do.
@@ -133,6 +141,7 @@ func NewOptions() *Options {
 		ClusterCIDR:      "10.224.0.0/11",
 		NodeCIDRMaskSize: 24,
 		Controllers:      []string{"*"},
+		RecordTraces:     true,
 		// kube-apiserver's defaults (k8s.io/apiserver pkg/server/options): a concurrency limit
 		// of 600 under API Priority and Fairness.
 		EnablePriorityAndFairness:   true,
@@ -184,6 +193,11 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 
 	fs = fss.FlagSet("authentication")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+
+	fs = fss.FlagSet("traces")
+	fs.BoolVar(&o.RecordTraces, "record-traces", o.RecordTraces, "Keep the most recent requests' traces in memory (bounded), for `chain trace` and /debug/apichain/traces.")
+	// kube-apiserver's name and help text (k8s.io/apiserver pkg/server/options/tracing.go).
+	fs.StringVar(&o.TracingConfigFile, "tracing-config-file", o.TracingConfigFile, "File with apiserver tracing configuration.")
 
 	fs = fss.FlagSet("priority and fairness")
 	fs.BoolVar(&o.EnablePriorityAndFairness, "enable-priority-and-fairness", o.EnablePriorityAndFairness, "Admit requests with API Priority and Fairness (FlowSchemas and PriorityLevelConfigurations), as kube-apiserver does by default; false falls back to the max-in-flight limits.")
@@ -284,6 +298,11 @@ func (o CompletedOptions) Validate() []error {
 			errs = append(errs, fmt.Errorf("--token-auth-file: %v", err))
 		} else if st.IsDir() {
 			errs = append(errs, fmt.Errorf("--token-auth-file %q is a directory", o.TokenAuthFile))
+		}
+	}
+	if o.TracingConfigFile != "" {
+		if _, err := tracing.ReadConfigFile(o.TracingConfigFile); err != nil {
+			errs = append(errs, fmt.Errorf("--tracing-config-file: %v", err))
 		}
 	}
 	if o.MaxRequestsInFlight < 0 || o.MaxMutatingRequestsInFlight < 0 {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	componenttracing "k8s.io/component-base/tracing"
 	"net"
 	"path/filepath"
 	"slices"
@@ -73,6 +74,17 @@ type Options struct {
 	Authentication *genericoptions.DelegatingAuthenticationOptions
 	Authorization  *genericoptions.DelegatingAuthorizationOptions
 
+	// TracerProvider, if set, traces the requests the server serves (its spans join the trace
+	// of the chain's request the Aggregator proxied here) and its SubjectAccessReviews and
+	// TokenReviews back to the chain: the chain's own provider for a metrics server in its
+	// process, recording into the chain's ring under the service name metrics-server. Not a
+	// flag.
+	TracerProvider componenttracing.TracerProvider
+	// TracingConfigFile is kube-apiserver's --tracing-config-file, for a metrics server of its
+	// own process: its spans go to the collector the TracingConfiguration names, over OTLP/gRPC,
+	// where the chain that runs it sends its own. Ignored with TracerProvider.
+	TracingConfigFile string
+
 	Logs *logs.Options
 }
 
@@ -121,6 +133,9 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "The directory of the serving certificate (apiserver.crt, apiserver.key). Generated if missing: a self-signed CA and a certificate for metrics-server.kube-system.svc, localhost, 127.0.0.1 and the advertise address.")
 	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address registered in the EndpointSlice of the metrics-server Service. Empty: the bind address. A loopback address is registered as metrics-server.localhost.")
+
+	// kube-apiserver's name and help text (k8s.io/apiserver pkg/server/options/tracing.go).
+	fss.FlagSet("traces").StringVar(&o.TracingConfigFile, "tracing-config-file", o.TracingConfigFile, "File with apiserver tracing configuration.")
 
 	o.Authentication.AddFlags(fss.FlagSet("apiserver authentication"))
 	o.Authorization.AddFlags(fss.FlagSet("apiserver authorization"))
