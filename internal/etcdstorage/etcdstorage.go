@@ -11,8 +11,10 @@
 // own gRPC watch stream (one stream for all watches becomes a bottleneck at scale).
 //
 // The store (etcd3.New) and the watch cache (cacher) are k8s.io/apiserver's; this package only
-// hands them the shared client. Left out next to the factory: the gRPC client metrics, the
-// egress dialer and tracing, which the chain does not configure.
+// hands them the shared client. Left out next to the factory: the gRPC client metrics and the
+// egress dialer, which the chain does not configure. Traced (WithTracing), the client carries
+// the request's trace to etcd as the factory's does (otelgrpc), and each store adds a span to
+// the request's trace that says what k8s.io/apiserver's own do not (trace.go).
 package etcdstorage
 
 import (
@@ -25,6 +27,9 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/kubernetes"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	oteltrace "go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,6 +44,7 @@ import (
 	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/cache"
+	componenttracing "k8s.io/component-base/tracing"
 )
 
 // Clients holds one client per etcd cluster for the stores built through it, and closes a
@@ -46,6 +52,8 @@ import (
 type Clients struct {
 	mu        sync.Mutex
 	byCluster map[string]*cluster
+	// tracer is the provider of the etcd clients' spans; nil: not traced.
+	tracer oteltrace.TracerProvider
 }
 
 // cluster is the client of one etcd cluster (one transport) and its compactor.
@@ -62,6 +70,12 @@ type cluster struct {
 // NewClients returns Clients without any client yet: the first store of a cluster dials it.
 func NewClients() *Clients {
 	return &Clients{byCluster: map[string]*cluster{}}
+}
+
+// WithTracing has c's clients and stores traced with tp (set before the first store).
+func (c *Clients) WithTracing(tp oteltrace.TracerProvider) *Clients {
+	c.tracer = tp
+	return c
 }
 
 // RESTOptionsGetter wraps inner (what EtcdOptions.ApplyTo installs): the same options, with
@@ -105,8 +119,14 @@ func (c *Clients) decorator(cached bool) generic.StorageDecorator {
 		newFunc, newListFunc func() runtime.Object, attrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers,
 	) (storage.Interface, factory.DestroyFunc, error) {
 		store, destroyStore, err := c.NewStore(config, newFunc, newListFunc, resourcePrefix)
-		if err != nil || !cached {
-			return store, destroyStore, err
+		if err != nil {
+			return nil, nil, err
+		}
+		if !cached {
+			return c.traced(store, false), destroyStore, nil
+		}
+		if c.tracer != nil {
+			store = etcdMark{store}
 		}
 		watchCache, err := cacher.NewCacherFromConfig(cacher.Config{
 			Storage: store, Versioner: storage.APIObjectVersioner{}, GroupResource: config.GroupResource,
@@ -119,7 +139,7 @@ func (c *Clients) decorator(cached bool) generic.StorageDecorator {
 			return nil, nil, fmt.Errorf("watch cache of %s: %w", config.GroupResource, err)
 		}
 		delegator := cacher.NewCacheDelegator(watchCache, store)
-		return delegator, once(func() {
+		return c.traced(delegator, true), once(func() {
 			delegator.Stop()
 			watchCache.Stop()
 			destroyStore()
@@ -174,6 +194,14 @@ func (c *Clients) NewStore(config *storagebackend.ConfigForResource, newFunc, ne
 	}), nil
 }
 
+// traced is s with a span for each operation when c is traced (trace.go).
+func (c *Clients) traced(s storage.Interface, cached bool) storage.Interface {
+	if c.tracer == nil {
+		return s
+	}
+	return tracedStore{Interface: s, cached: cached}
+}
+
 func once(f func()) func() {
 	var o sync.Once
 	return func() { o.Do(f) }
@@ -188,7 +216,7 @@ func (c *Clients) acquire(t storagebackend.TransportConfig, compactionInterval t
 		cl.stores++
 		return cl, nil
 	}
-	client, err := dial(t)
+	client, err := dial(t, c.tracer)
 	if err != nil {
 		return nil, fmt.Errorf("etcd client for %v: %w", t.ServerList, err)
 	}
@@ -219,13 +247,18 @@ func (c *Clients) release(cl *cluster) {
 }
 
 // dial connects to the cluster with kube-apiserver's timeouts and keepalives, and waits (20 s
-// at most) for the connection, so that an unreachable etcd fails the start.
-func dial(t storagebackend.TransportConfig) (*kubernetes.Client, error) {
+// at most) for the connection, so that an unreachable etcd fails the start. With tp, each call
+// is a span of the request's trace, as the storage factory's client makes it.
+func dial(t storagebackend.TransportConfig, tp oteltrace.TracerProvider) (*kubernetes.Client, error) {
 	cfg := clientv3.Config{
 		Endpoints:            t.ServerList,
 		DialTimeout:          20 * time.Second,
 		DialKeepAliveTime:    30 * time.Second,
 		DialKeepAliveTimeout: 10 * time.Second,
+	}
+	if tp != nil {
+		cfg.DialOptions = append(cfg.DialOptions, grpc.WithStatsHandler(otelgrpc.NewClientHandler(
+			otelgrpc.WithTracerProvider(tp), otelgrpc.WithPropagators(componenttracing.Propagators()))))
 	}
 	if t.CertFile != "" || t.KeyFile != "" || t.TrustedCAFile != "" {
 		tlsConfig, err := (&transport.TLSInfo{CertFile: t.CertFile, KeyFile: t.KeyFile, TrustedCAFile: t.TrustedCAFile}).ClientConfig()

@@ -26,6 +26,12 @@ type Trace struct {
 	// Spans are the roots of the tree: usually one, the head's server span; spans whose parent
 	// was never recorded (it belonged to another process that did not report) are roots too.
 	Spans []*Span `json:"spans"`
+	// DroppedSpans counts the spans left out: past the ring's bound on spans per trace, or
+	// while the ring was over its memory bound.
+	DroppedSpans int `json:"droppedSpans,omitempty"`
+	// Update says the ring published this trace before, with a lower Seq: spans of another
+	// process arrived after it completed. A reader replaces what it had for TraceID.
+	Update bool `json:"update,omitempty"`
 }
 
 // Request is what a reader filters on: who asked what, and how it ended.
@@ -44,7 +50,10 @@ type Span struct {
 	ParentID string `json:"parentID,omitempty"`
 	Name     string `json:"name"`
 	// Service is the process or part that recorded the span: apichain, kubelet, metrics-server.
-	Service    string            `json:"service"`
+	Service string `json:"service"`
+	// Kind is OpenTelemetry's span kind: server (a request received), client (one sent),
+	// internal (a step within).
+	Kind       string            `json:"kind,omitempty"`
 	Start      time.Time         `json:"start"`
 	DurationMs float64           `json:"durationMs"`
 	Attributes map[string]string `json:"attributes,omitempty"`

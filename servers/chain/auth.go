@@ -119,8 +119,9 @@ func newAuthentication(o CompletedOptions, files pki.Files) (*authentication, er
 }
 
 // applyTo sets c's authenticator. Service account tokens are checked against the objects they
-// name through sharedInformers, falling back to client (the loopback client).
-func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface) error {
+// name through sharedInformers, falling back to client (the loopback client). Traced, each
+// authenticator names itself when it accepts a request (authtrace.go).
+func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface, traced bool) error {
 	// Ask TLS clients for certificates signed by either CA.
 	if err := c.Authentication.ApplyClientCert(a.clientCA, c.SecureServing); err != nil {
 		return fmt.Errorf("client CA: %w", err)
@@ -136,7 +137,7 @@ func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers inf
 		if err != nil {
 			return fmt.Errorf("--token-auth-file: %w", err)
 		}
-		tokenAuthenticators = append(tokenAuthenticators, authenticator.WrapAudienceAgnosticToken(apiAudiences, tokenAuth))
+		tokenAuthenticators = append(tokenAuthenticators, named[authenticator.Token](traced, "token-file", authenticator.WrapAudienceAgnosticToken(apiAudiences, tokenAuth), namedToken))
 	}
 	lookup, err := serviceaccount.InformerLookup(client, sharedInformers)
 	if err != nil {
@@ -146,20 +147,23 @@ func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers inf
 	if err != nil {
 		return fmt.Errorf("service account tokens: %w", err)
 	}
-	tokenAuthenticators = append(tokenAuthenticators, serviceAccountTokens)
+	tokenAuthenticators = append(tokenAuthenticators, named[authenticator.Token](traced, "service-account", serviceAccountTokens, namedToken))
 	tokenAuth := tokenunion.New(tokenAuthenticators...)
 
 	rh := a.requestHeader
 	authenticators := []authenticator.Request{
-		headerrequest.NewDynamicVerifyOptionsSecure(a.frontProxyCA.VerifyOptions, rh.AllowedClientNames,
-			rh.UsernameHeaders, rh.UIDHeaders, rh.GroupHeaders, rh.ExtraHeaderPrefixes),
-		x509.NewDynamic(a.clientCA.VerifyOptions, x509.CommonNameUserConversion),
+		named[authenticator.Request](traced, "front-proxy", headerrequest.NewDynamicVerifyOptionsSecure(a.frontProxyCA.VerifyOptions, rh.AllowedClientNames,
+			rh.UsernameHeaders, rh.UIDHeaders, rh.GroupHeaders, rh.ExtraHeaderPrefixes), namedAuthenticator),
+		named[authenticator.Request](traced, "x509", x509.NewDynamic(a.clientCA.VerifyOptions, x509.CommonNameUserConversion), namedAuthenticator),
 		// Bearer tokens: a token no token authenticator accepts is an error (401), never anonymous.
-		bearertoken.New(tokenAuth),
-		websocket.NewProtocolAuthenticator(tokenAuth),
+		named[authenticator.Request](traced, "token", bearertoken.New(tokenAuth), namedAuthenticator),
+		named[authenticator.Request](traced, "token (websocket protocol)", websocket.NewProtocolAuthenticator(tokenAuth), namedAuthenticator),
 	}
 	authn := group.NewAuthenticatedGroupAdder(union.New(authenticators...))
-	c.Authentication.Authenticator = union.NewFailOnError(authn, anonymous.NewAuthenticator(nil))
+	c.Authentication.Authenticator = union.NewFailOnError(authn, named[authenticator.Request](traced, "anonymous", anonymous.NewAuthenticator(nil), namedAuthenticator))
+	if traced {
+		c.Authentication.Authenticator = recordAuthentication(c.Authentication.Authenticator)
+	}
 	// The filter strips these headers from requests it did not authenticate by them.
 	c.Authentication.RequestHeaderConfig = rh
 	return nil
@@ -170,18 +174,31 @@ func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers inf
 // Roles and bindings through the chain's shared informers (internal/rbac). Whatever RBAC does
 // not allow is denied (403 with kube-apiserver's message). RBAC also answers
 // SelfSubjectRulesReviews, as c.RuleResolver.
-func applyAuthorization(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory) error {
+func applyAuthorization(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, traced bool) error {
 	rbacAuthorizer := rbac.New(rbac.FromInformers(sharedInformers.Rbac().V1()))
+	const privileged = "kubernetes.io/system-privileged-group"
 	authz, err := authorizationunion.New(
-		authorizationunion.NamedAuthorizer{AuthorizerName: "kubernetes.io/system-privileged-group", Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)},
+		authorizationunion.NamedAuthorizer{AuthorizerName: privileged, Authorizer: named[authorizer.Authorizer](traced, privileged, authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup), namedAuthorizer)},
 		// RBAC makes no conditional decisions: AuthorizerFunc answers the conditions-aware
 		// questions with its plain decision.
-		authorizationunion.NamedAuthorizer{AuthorizerName: "rbac", Authorizer: authorizer.AuthorizerFunc(rbacAuthorizer.Authorize)},
+		authorizationunion.NamedAuthorizer{AuthorizerName: "rbac", Authorizer: named[authorizer.Authorizer](traced, "rbac", authorizer.AuthorizerFunc(rbacAuthorizer.Authorize), namedAuthorizer)},
 	)
 	if err != nil {
 		return err
 	}
 	c.Authorization.Authorizer = authz
+	if traced {
+		// Authorization's span, with the decision, the authorizer and its reason (authtrace.go).
+		c.Authorization.Authorizer = tracedAuthorizer(authz)
+	}
 	c.RuleResolver = authorizationunion.NewRuleResolvers(rbacAuthorizer)
 	return nil
+}
+
+// named wraps x with wrap under name when traced, so that the trace can say which one decided.
+func named[T any](traced bool, name string, x T, wrap func(string, T) T) T {
+	if !traced {
+		return x
+	}
+	return wrap(name, x)
 }

@@ -43,5 +43,9 @@ func CreateServerChain(c CompletedConfig) (*aggregator.Server, error) {
 		return nil, fmt.Errorf("creating aggregator: %w", err)
 	}
 	c.label.apiServices = aggregatorServer.APIRegistrationInformers.Apiregistration().V1().APIServices().Lister()
+	// The ring of recent traces, on the head's listener (tracing.go).
+	if err := installTraceHandlers(aggregatorServer.GenericAPIServer, c.tracing); err != nil {
+		return nil, err
+	}
 	return aggregatorServer, nil
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/apichain/apichain/internal/etcdstorage"
 	"github.com/apichain/apichain/internal/pki"
+	"github.com/apichain/apichain/internal/tracing"
 	"github.com/apichain/apichain/internal/version"
 	"github.com/apichain/apichain/servers/aggregator"
 	chainadmission "github.com/apichain/apichain/servers/chain/admission"
@@ -50,6 +52,10 @@ type Config struct {
 	Aggregator *aggregator.Config
 	Core       *core.Config
 	Extensions *extensions.Config
+
+	// Tracing is the chain's tracer provider, in every server's generic configuration, and its
+	// ring of recent traces (tracing.go).
+	Tracing *tracing.Provider
 
 	label *aggregatorLabel
 }
@@ -93,6 +99,9 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	}
 	// Every store of the three servers on one etcd client per etcd cluster (internal/etcdstorage).
 	clients := etcdstorage.NewClients()
+	if generic.tracing.Enabled() {
+		clients.WithTracing(generic.tracing)
+	}
 	stores := func(g genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
 		// Departure: etcd's errors are Statuses (413, 504, 500 with a reason).
 		return departures.StorageErrorsAsStatus(clients.RESTOptionsGetter(g, etcd.EnableWatchCache))
@@ -101,7 +110,7 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	extensionsConfig.GenericConfig.RESTOptionsGetter = stores(extensionsConfig.GenericConfig.RESTOptionsGetter)
 	extensionsConfig.ExtraConfig.CRDRESTOptionsGetter = stores(extensionsConfig.ExtraConfig.CRDRESTOptionsGetter)
 	aggregatorConfig.GenericConfig.RESTOptionsGetter = stores(aggregatorConfig.GenericConfig.RESTOptionsGetter)
-	return &Config{Options: o, PKI: files, Informers: generic.informers, label: generic.label,
+	return &Config{Options: o, PKI: files, Informers: generic.informers, label: generic.label, Tracing: generic.tracing,
 		Aggregator: aggregatorConfig, Core: coreConfig, Extensions: extensionsConfig}, nil
 }
 
@@ -113,6 +122,7 @@ type genericConfig struct {
 	auth            *authentication
 	serviceResolver aggregatorapiserver.ServiceResolver
 	label           *aggregatorLabel
+	tracing         *tracing.Provider
 }
 
 // buildGenericConfig builds the shared generic configuration, as kube-apiserver's
@@ -158,6 +168,15 @@ func buildGenericConfig(o CompletedOptions, files pki.Files) (genericConfig, err
 	generic.LoopbackClientConfig.ContentType = runtime.ContentTypeProtobuf
 	generic.LoopbackClientConfig.DisableCompression = true
 
+	// One identity per instance, not per host as upstream's default: two instances may share a host.
+	generic.APIServerID = instanceID(o.DataDir)
+	// Tracing before the clients and the admission webhooks are made, which take its provider.
+	tp, err := newTracing(o, generic.APIServerID)
+	if err != nil {
+		return genericConfig{}, err
+	}
+	applyTracing(generic, tp)
+
 	client, err := kubernetes.NewForConfig(generic.LoopbackClientConfig)
 	if err != nil {
 		return genericConfig{}, err
@@ -169,10 +188,10 @@ func buildGenericConfig(o CompletedOptions, files pki.Files) (genericConfig, err
 	if err != nil {
 		return genericConfig{}, err
 	}
-	if err := auth.applyTo(generic, sharedInformers, client); err != nil {
+	if err := auth.applyTo(generic, sharedInformers, client, tp.Enabled()); err != nil {
 		return genericConfig{}, err
 	}
-	if err := applyAuthorization(generic, sharedInformers); err != nil {
+	if err := applyAuthorization(generic, sharedInformers, tp.Enabled()); err != nil {
 		return genericConfig{}, err
 	}
 	genericapiserver.AuthorizeClientBearerToken(generic.LoopbackClientConfig, &generic.Authentication, &generic.Authorization)
@@ -182,16 +201,14 @@ func buildGenericConfig(o CompletedOptions, files pki.Files) (genericConfig, err
 	if err != nil {
 		return genericConfig{}, err
 	}
-	if err := applyAdmission(generic, sharedInformers, client, serviceResolver); err != nil {
+	if err := applyAdmission(generic, sharedInformers, client, serviceResolver, tp.Enabled()); err != nil {
 		return genericConfig{}, err
 	}
 	if err := applyOpenAPI(generic); err != nil {
 		return genericConfig{}, err
 	}
 	generic.AggregatedDiscoveryGroupManager = aggregated.NewResourceManager("apis")
-	// One identity per instance, not per host as upstream's default: two instances may share a host.
-	generic.APIServerID = instanceID(o.DataDir)
-	return genericConfig{Config: generic, informers: sharedInformers, auth: auth, serviceResolver: serviceResolver, label: label}, nil
+	return genericConfig{Config: generic, informers: sharedInformers, auth: auth, serviceResolver: serviceResolver, label: label, tracing: tp}, nil
 }
 
 // CompletedConfig is a Config on which Complete has run.
@@ -201,7 +218,8 @@ type CompletedConfig struct {
 	Core       core.CompletedConfig
 	Extensions extensions.CompletedConfig
 
-	label *aggregatorLabel
+	tracing *tracing.Provider
+	label   *aggregatorLabel
 }
 
 // Complete completes every server's configuration.
@@ -211,6 +229,7 @@ func (c *Config) Complete() CompletedConfig {
 		Aggregator: c.Aggregator.Complete(),
 		Core:       c.Core.Complete(),
 		Extensions: c.Extensions.Complete(),
+		tracing:    c.Tracing,
 		label:      c.label,
 	}
 }
@@ -257,10 +276,16 @@ func etcdOptions(servers []string, o CompletedOptions) *genericoptions.EtcdOptio
 // policies and webhooks, and the chain's ports of kube's own plugins. Webhooks reach their
 // Services through serviceResolver and the aggregator's dialer (so that *.localhost endpoints
 // are dialed on loopback), as kube-apiserver wires them in pkg/controlplane/apiserver/admission.
-func applyAdmission(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface, serviceResolver webhook.ServiceResolver) error {
+// Traced, each plugin that runs has its span (servers/chain/admission.Traced).
+func applyAdmission(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface, serviceResolver webhook.ServiceResolver, traced bool) error {
 	opts := genericoptions.NewAdmissionOptions()
 	chainadmission.Register(opts.Plugins, sharedInformers)
 	opts.RecommendedPluginOrder = chainadmission.OrderedPlugins
+	if traced {
+		// Innermost, on each plugin as it is: a span for each that runs (before the metrics'
+		// decorator, which makes every plugin look both mutating and validating).
+		opts.Decorators = append(admission.Decorators{chainadmission.Traced()}, opts.Decorators...)
+	}
 	dyn, err := dynamic.NewForConfig(c.LoopbackClientConfig)
 	if err != nil {
 		return err

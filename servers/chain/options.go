@@ -30,6 +30,7 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 
 	"github.com/apichain/apichain/controllers"
+	"github.com/apichain/apichain/internal/tracing"
 )
 
 // Options are the chain's command-line options.
@@ -82,6 +83,13 @@ type Options struct {
 	// TokenAuthFile is kube-apiserver's --token-auth-file: a CSV of static bearer tokens
 	// (token,user,uid,"group1,group2"), read once at start.
 	TokenAuthFile string
+	// RecordTraces keeps the most recent requests' traces in memory, bounded, for `chain trace`
+	// and /debug/apichain/traces (internal/tracing).
+	RecordTraces bool
+	// TracingConfigFile is kube-apiserver's --tracing-config-file: a TracingConfiguration
+	// (apiserver.config.k8s.io) whose endpoint receives the chain's spans over OTLP/gRPC,
+	// sampled at its samplingRatePerMillion.
+	TracingConfigFile string
 
 	Logs *logs.Options
 }
@@ -98,6 +106,7 @@ func NewOptions() *Options {
 		Metrics:               MetricsChild,
 		MetricResolution:      15 * time.Second,
 		Controllers:           []string{"*"},
+		RecordTraces:          true,
 		// kube-apiserver's defaults (pkg/controlplane/apiserver/server.go).
 		IdentityLeaseDuration:      time.Hour,
 		IdentityLeaseRenewInterval: 10 * time.Second,
@@ -141,6 +150,11 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 
 	fs = fss.FlagSet("authentication")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+
+	fs = fss.FlagSet("traces")
+	fs.BoolVar(&o.RecordTraces, "record-traces", o.RecordTraces, "Keep the most recent requests' traces in memory (bounded), for `chain trace` and /debug/apichain/traces.")
+	// kube-apiserver's name and help text (k8s.io/apiserver pkg/server/options/tracing.go).
+	fs.StringVar(&o.TracingConfigFile, "tracing-config-file", o.TracingConfigFile, "File with apiserver tracing configuration.")
 
 	fs = fss.FlagSet("etcd")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "Comma-separated etcd client URLs of an external cluster. Empty runs an embedded etcd in the data dir.")
@@ -237,6 +251,11 @@ func (o CompletedOptions) Validate() []error {
 			errs = append(errs, fmt.Errorf("--token-auth-file: %v", err))
 		} else if st.IsDir() {
 			errs = append(errs, fmt.Errorf("--token-auth-file %q is a directory", o.TokenAuthFile))
+		}
+	}
+	if o.TracingConfigFile != "" {
+		if _, err := tracing.ReadConfigFile(o.TracingConfigFile); err != nil {
+			errs = append(errs, fmt.Errorf("--tracing-config-file: %v", err))
 		}
 	}
 	if o.RequestTimeout <= 0 {

@@ -1,0 +1,257 @@
+package tracing
+
+import (
+	"encoding/hex"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// What one span may hold in the ring: beyond these, attributes, events and links are left out
+// and long values cut, so that a span's size, and so the ring's, has a bound.
+const (
+	maxAttributes = 64
+	maxValueBytes = 1024
+	maxEvents     = 16
+	maxLinks      = 8
+)
+
+// The estimated cost of a span's parts beyond the bytes of their strings: the structs, map
+// entries and slice headers Go allocates for them (measured, see TestRingMemoryBound).
+const (
+	spanOverhead  = 480
+	attrOverhead  = 64
+	eventOverhead = 120
+	linkOverhead  = 80
+)
+
+// skippedScope is the instrumentation scope of k8s.io/apiserver's filter-latency spans: one per
+// filter (authentication, audit, impersonation, priorityandfairness, authorization), each
+// starting where its filter starts and ending with the whole request, nested one in the other.
+// They say nothing a reader of the ring can use and bury the request five levels deep, so the
+// ring leaves them out and hangs their children on their parent. A collector still gets them.
+const skippedScope = "k8s.op/apiserver/pkg/endpoints/filterlatency"
+
+// record is a span on its way into the ring, with what building the tree needs.
+type record struct {
+	span             *Span
+	id, parent       trace.SpanID
+	parentRemote     bool
+	bytes            int
+	skipped, hasRoot bool // a span the ring leaves out; a span without a parent
+}
+
+// fromSDK converts an ended span of this process.
+func fromSDK(s sdktrace.ReadOnlySpan) *record {
+	sc, parent := s.SpanContext(), s.Parent()
+	span := &Span{
+		SpanID:     sc.SpanID().String(),
+		Name:       s.Name(),
+		Kind:       s.SpanKind().String(),
+		Start:      s.StartTime(),
+		DurationMs: durationMs(s.EndTime().Sub(s.StartTime())),
+	}
+	if parent.IsValid() {
+		span.ParentID = parent.SpanID().String()
+	}
+	if res := s.Resource(); res != nil {
+		if v, ok := res.Set().Value("service.name"); ok {
+			span.Service = v.AsString()
+		}
+	}
+	span.Attributes = attributeMap(s.Attributes())
+	span.Status, span.Message = statusOf(s.Status().Code), s.Status().Description
+	for i, e := range s.Events() {
+		if i == maxEvents {
+			break
+		}
+		span.Events = append(span.Events, Event{Name: e.Name, Time: e.Time, Attributes: attributeMap(e.Attributes)})
+	}
+	for i, l := range s.Links() {
+		if i == maxLinks {
+			break
+		}
+		span.Links = append(span.Links, Link{TraceID: l.SpanContext.TraceID().String(), SpanID: l.SpanContext.SpanID().String()})
+	}
+	return &record{span: span, id: sc.SpanID(), parent: parent.SpanID(), parentRemote: parent.IsRemote(),
+		bytes: sizeOf(span), hasRoot: !parent.IsValid()}
+}
+
+// attributeMap cleans attributes (hygiene.go) and keeps them as strings, bounded.
+func attributeMap(attrs []attribute.KeyValue) map[string]string {
+	if len(attrs) == 0 {
+		return nil
+	}
+	m := make(map[string]string, min(len(attrs), maxAttributes))
+	for _, kv := range attrs {
+		if len(m) == maxAttributes {
+			break
+		}
+		if kv, keep := cleanAttr(kv); keep {
+			m[string(kv.Key)] = truncate(kv.Value.Emit())
+		}
+	}
+	return m
+}
+
+func truncate(s string) string {
+	if len(s) <= maxValueBytes {
+		return s
+	}
+	return s[:maxValueBytes] + "…"
+}
+
+func statusOf(c codes.Code) string {
+	switch c {
+	case codes.Ok:
+		return "ok"
+	case codes.Error:
+		return "error"
+	}
+	return ""
+}
+
+func durationMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// sizeOf estimates the bytes a span takes in the ring.
+func sizeOf(s *Span) int {
+	n := spanOverhead + len(s.SpanID) + len(s.ParentID) + len(s.Name) + len(s.Service) + len(s.Kind) + len(s.Status) + len(s.Message)
+	for k, v := range s.Attributes {
+		n += attrOverhead + len(k) + len(v)
+	}
+	for _, e := range s.Events {
+		n += eventOverhead + len(e.Name)
+		for k, v := range e.Attributes {
+			n += attrOverhead + len(k) + len(v)
+		}
+	}
+	return n + len(s.Links)*(linkOverhead+len(trace.TraceID{})*2+len(trace.SpanID{})*2)
+}
+
+// buildTrace makes the tree of a trace's records. The Spans of recs become its nodes: recs must
+// not be used again. Spans whose parent was left out (skipped) hang on the nearest ancestor
+// that was kept; spans whose parent is not among recs are roots.
+func buildTrace(id trace.TraceID, recs []*record, skipped map[trace.SpanID]trace.SpanID, dropped int) *Trace {
+	byID := make(map[trace.SpanID]*record, len(recs))
+	for _, r := range recs {
+		byID[r.id] = r
+	}
+	var roots []*Span
+	for _, r := range recs {
+		parent, hops := r.parent, 0
+		for grand, ok := skipped[parent]; ok && hops < len(skipped); grand, ok = skipped[parent] {
+			parent, hops = grand, hops+1
+		}
+		if p, ok := byID[parent]; ok && parent.IsValid() && p != r {
+			r.span.ParentID = p.span.SpanID
+			p.span.Children = append(p.span.Children, r.span)
+			continue
+		}
+		// A root. Its parent, if any, is a span of another process (a caller that did not
+		// report, or not yet) or one of this process the ring did not record: only the first
+		// is worth naming.
+		if !r.parentRemote || hops > 0 {
+			r.span.ParentID = ""
+		}
+		roots = append(roots, r.span)
+	}
+	byStart := func(spans []*Span) {
+		sort.SliceStable(spans, func(i, j int) bool { return spans[i].Start.Before(spans[j].Start) })
+	}
+	byStart(roots)
+	for _, r := range recs {
+		byStart(r.span.Children)
+	}
+	t := &Trace{TraceID: id.String(), Spans: roots, DroppedSpans: dropped}
+	if root := requestRoot(roots); root != nil {
+		t.Start, t.DurationMs = root.Start, root.DurationMs
+		t.Request = summarize(root)
+	}
+	return t
+}
+
+// requestRoot is the span of the request a trace is about: its first root that is a server
+// span, else its first root.
+func requestRoot(roots []*Span) *Span {
+	for _, r := range roots {
+		if r.Kind == trace.SpanKindServer.String() {
+			return r
+		}
+	}
+	if len(roots) > 0 {
+		return roots[0]
+	}
+	return nil
+}
+
+// summarize reads the request's summary off its spans: the path and status code off the server
+// span (otelhttp's attributes), who and what off the chain's spans below it, stopping at the
+// server spans of requests it caused.
+func summarize(root *Span) Request {
+	req := Request{Path: root.Attributes["url.path"]}
+	if req.Path == "" {
+		req.Path, _, _ = strings.Cut(root.Attributes["http.target"], "?")
+	}
+	req.Code, _ = strconv.Atoi(root.Attributes["http.response.status_code"])
+	var walk func(s *Span)
+	walk = func(s *Span) {
+		if s != root && s.Kind == trace.SpanKindServer.String() {
+			return
+		}
+		first := func(field *string, key string) {
+			if v := s.Attributes[key]; *field == "" && v != "" {
+				*field = v
+			}
+		}
+		first(&req.User, AttrUser)
+		first(&req.Verb, AttrVerb)
+		first(&req.Server, AttrAnsweredBy)
+		for _, c := range s.Children {
+			walk(c)
+		}
+	}
+	walk(root)
+	if req.Verb == "" {
+		req.Verb = strings.ToLower(root.Attributes["http.request.method"])
+	}
+	return req
+}
+
+// flatten turns a published trace back into records, copies of its spans without children,
+// to build it again with more spans.
+func flatten(t *Trace) []*record {
+	var recs []*record
+	var walk func(s *Span)
+	walk = func(s *Span) {
+		c := *s
+		c.Children = nil
+		r := &record{span: &c, bytes: sizeOf(&c), parentRemote: c.ParentID != ""}
+		r.id, _ = spanID(c.SpanID)
+		r.parent, _ = spanID(c.ParentID)
+		r.hasRoot = c.ParentID == ""
+		recs = append(recs, r)
+		for _, child := range s.Children {
+			walk(child)
+		}
+	}
+	for _, s := range t.Spans {
+		walk(s)
+	}
+	return recs
+}
+
+func spanID(h string) (trace.SpanID, bool) {
+	var id trace.SpanID
+	b, err := hex.DecodeString(h)
+	if err != nil || len(b) != len(id) {
+		return id, false
+	}
+	copy(id[:], b)
+	return id, true
+}

@@ -1,0 +1,93 @@
+package tracing
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ServiceName is the service.name of the chain's own spans (kube-apiserver's are "apiserver").
+const ServiceName = "apichain"
+
+// The names of the spans the chain adds to k8s.io/apiserver's. A chain server's span is named
+// after the server: aggregator, core, extensions, not-found (X-Chain-Server's values).
+const (
+	SpanAuthentication = "authentication"
+	SpanAuthorization  = "authorization"
+	// SpanProxy is the Aggregator's hop to a remote APIService's Service.
+	SpanProxy = "proxy"
+)
+
+// StorageSpanName names the span of one storage operation (get, list, create, update, delete,
+// watch), above the watch cache and etcd.
+func StorageSpanName(operation string) string { return "storage " + operation }
+
+// AdmissionSpanName names the span of one admission plugin in one phase (mutating, validating).
+func AdmissionSpanName(phase, plugin string) string { return phase + " admission: " + plugin }
+
+// The attributes the chain's spans carry. Every key starts with "apichain.".
+const (
+	// On each chain server's span: its name; on one that handed the request on, why; on the
+	// one that answered, answered=true. The head's span also says who answered in the end
+	// (X-Chain-Server's value, "remote:<apiservice>" for a proxied request).
+	AttrServer          = "apichain.server"
+	AttrHandedOnBecause = "apichain.handed_on_because"
+	AttrAnswered        = "apichain.answered"
+	AttrAnsweredBy      = "apichain.answered_by"
+
+	// Authentication: which authenticator accepted the request (x509, front-proxy, token-file,
+	// service-account, anonymous), and the user it found.
+	AttrAuthenticator = "apichain.authenticator"
+	AttrUser          = "apichain.user"
+	AttrGroups        = "apichain.groups"
+
+	// Authorization: the Kubernetes verb asked for, the decision (allow, deny), the authorizer
+	// that decided and its reason (RBAC's names the binding and the role).
+	AttrVerb       = "apichain.verb"
+	AttrDecision   = "apichain.decision"
+	AttrAuthorizer = "apichain.authorizer"
+	AttrReason     = "apichain.reason"
+
+	// Admission: the plugin, the phase (mutating, validating) and the operation (CREATE, ...).
+	AttrAdmissionPlugin    = "apichain.admission.plugin"
+	AttrAdmissionPhase     = "apichain.admission.phase"
+	AttrAdmissionOperation = "apichain.admission.operation"
+
+	// Storage: the operation, the etcd key (or key prefix of a list), the revision read or
+	// written, and whether the watch cache served a read instead of etcd.
+	AttrStorageOperation = "apichain.storage.operation"
+	AttrStorageKey       = "apichain.storage.key"
+	AttrStorageRevision  = "apichain.storage.revision"
+	AttrWatchCache       = "apichain.watch_cache"
+
+	// The remote hop: the APIService, its Service (namespace/name:port), the endpoint dialled
+	// (host:port of the EndpointSlice address) and the remote server's status code.
+	AttrAPIService = "apichain.apiservice"
+	AttrService    = "apichain.service"
+	AttrEndpoint   = "apichain.endpoint"
+	AttrStatusCode = "apichain.status_code"
+)
+
+// scope is the instrumentation scope of the chain's own spans.
+const scope = "github.com/apichain/apichain"
+
+// Start starts a span named name as a child of the span in ctx, with the tracer provider of that
+// span: the provider of the request being served, or a no-op when nothing is recorded. It is
+// how every part of the chain adds a span without being handed a provider (component-base's
+// tracing.Start does the same for k8s.io/apiserver's own spans).
+func Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	return trace.SpanFromContext(ctx).TracerProvider().Tracer(scope).Start(ctx, name, trace.WithAttributes(attrs...))
+}
+
+// Recording says whether the span in ctx is recorded: a part of the chain computes what only
+// a span would show (a reason, a revision) only then.
+func Recording(ctx context.Context) bool {
+	return trace.SpanFromContext(ctx).IsRecording()
+}
+
+// Tracer is the tracer of the span in ctx (see Start), for a span that needs options Start does
+// not take (a start time already past).
+func Tracer(ctx context.Context) trace.Tracer {
+	return trace.SpanFromContext(ctx).TracerProvider().Tracer(scope)
+}

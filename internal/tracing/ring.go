@@ -1,0 +1,343 @@
+package tracing
+
+import (
+	"container/list"
+	"context"
+	"sort"
+	"strings"
+	"sync"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// RingOptions bound what a Ring holds. Zero fields take the defaults.
+type RingOptions struct {
+	// Traces is how many completed traces the ring keeps, and how many it follows at once while
+	// they are under way. Default 1000.
+	Traces int
+	// SpansPerTrace is how many spans of one trace it keeps; the rest are counted, not kept.
+	// Default 256.
+	SpansPerTrace int
+	// Bytes bounds the estimated size of every span held, under way and completed together:
+	// the oldest completed traces make room, and a span that finds no room is counted, not
+	// kept. Default 16 MiB.
+	Bytes int
+}
+
+func (o RingOptions) withDefaults() RingOptions {
+	if o.Traces <= 0 {
+		o.Traces = 1000
+	}
+	if o.SpansPerTrace <= 0 {
+		o.SpansPerTrace = 256
+	}
+	if o.Bytes <= 0 {
+		o.Bytes = 16 << 20
+	}
+	return o
+}
+
+// Ring keeps the most recent request traces. It is an OpenTelemetry SpanProcessor: it follows
+// every trace that starts with a request (a server span) in this process, collects its spans as
+// they end, and completes the trace when the last of its spans that it saw start has ended;
+// then it publishes the trace, numbered, for readers (Since, Wait). Spans of other processes
+// come in through Receive (the OTLP receiver) and join their trace by ID.
+//
+// What it holds is bounded: Traces completed traces, as many under way, SpansPerTrace spans a
+// trace, and Bytes of spans (estimated, sizeOf) in all. So at most about Bytes of memory,
+// whatever the load; see RingOptions.
+type Ring struct {
+	opts RingOptions
+
+	mu      sync.Mutex
+	pending map[trace.TraceID]*pending
+	order   *list.List // pending, oldest first
+	done    []*kept    // completed, by Seq
+	byID    map[trace.TraceID]*kept
+	seq     uint64
+	bytes   int
+	// changed is closed, and replaced, at every publication: Wait's signal.
+	changed chan struct{}
+	closed  bool
+}
+
+// pending is a trace under way.
+type pending struct {
+	id   trace.TraceID
+	elem *list.Element
+	// open are the spans seen starting and not yet ended; the trace completes when none is left.
+	open    map[trace.SpanID]struct{}
+	recs    []*record
+	skipped map[trace.SpanID]trace.SpanID // spans left out: id → parent
+	bytes   int
+	dropped int
+	// received: the trace is known only from spans of other processes (Receive); it completes
+	// when the root of their request arrives.
+	received bool
+}
+
+// kept is a published trace.
+type kept struct {
+	id      trace.TraceID
+	trace   *Trace
+	skipped map[trace.SpanID]trace.SpanID
+	bytes   int
+}
+
+// NewRing returns an empty ring bounded by o.
+func NewRing(o RingOptions) *Ring {
+	return &Ring{opts: o.withDefaults(), pending: map[trace.TraceID]*pending{}, order: list.New(),
+		byID: map[trace.TraceID]*kept{}, changed: make(chan struct{})}
+}
+
+// OnStart follows the span's trace if the span is a request's (a server span) or belongs to a
+// trace the ring already follows.
+func (r *Ring) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
+	sc := s.SpanContext()
+	skip := s.InstrumentationScope().Name == skippedScope
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.pending[sc.TraceID()]
+	if p == nil {
+		if r.closed || skip || s.SpanKind() != trace.SpanKindServer {
+			return
+		}
+		p = r.newPendingLocked(sc.TraceID())
+	}
+	p.open[sc.SpanID()] = struct{}{}
+	if skip {
+		p.skipped[sc.SpanID()] = s.Parent().SpanID()
+	}
+}
+
+// OnEnd adds the span to its trace, if the ring saw it start, and completes the trace if it was
+// the last one open.
+func (r *Ring) OnEnd(s sdktrace.ReadOnlySpan) {
+	sc := s.SpanContext()
+	r.mu.Lock()
+	p := r.pending[sc.TraceID()]
+	if p == nil {
+		r.mu.Unlock()
+		return
+	}
+	_, open := p.open[sc.SpanID()]
+	_, skip := p.skipped[sc.SpanID()]
+	r.mu.Unlock()
+	if !open {
+		return
+	}
+	var rec *record
+	if !skip {
+		rec = fromSDK(s) // outside the lock: the conversion is most of the work
+	}
+
+	r.mu.Lock()
+	if r.pending[sc.TraceID()] != p { // evicted meanwhile
+		r.mu.Unlock()
+		return
+	}
+	delete(p.open, sc.SpanID())
+	if rec != nil {
+		r.addLocked(p, rec)
+	}
+	complete := len(p.open) == 0
+	if complete {
+		r.removePendingLocked(p)
+	}
+	r.mu.Unlock()
+	if complete {
+		r.publish(p, false)
+	}
+}
+
+// Shutdown does nothing: a ring may serve several providers (the chain's, the kubelets'), and
+// its owner closes it (Close).
+func (r *Ring) Shutdown(context.Context) error { return nil }
+
+// ForceFlush does nothing: the ring publishes as traces complete.
+func (r *Ring) ForceFlush(context.Context) error { return nil }
+
+// Close stops the ring: it follows no more traces, and Wait returns.
+func (r *Ring) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		close(r.changed)
+	}
+}
+
+// Since returns the published traces numbered after seq, oldest first.
+func (r *Ring) Since(seq uint64) []*Trace {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sinceLocked(seq)
+}
+
+func (r *Ring) sinceLocked(seq uint64) []*Trace {
+	i := sort.Search(len(r.done), func(i int) bool { return r.done[i].trace.Seq > seq })
+	out := make([]*Trace, 0, len(r.done)-i)
+	for _, k := range r.done[i:] {
+		out = append(out, k.trace)
+	}
+	return out
+}
+
+// Wait returns the traces numbered after seq, waiting until there are some, ctx is done or the
+// ring closes. Published traces are never changed: a reader may keep them.
+func (r *Ring) Wait(ctx context.Context, seq uint64) ([]*Trace, error) {
+	for {
+		r.mu.Lock()
+		traces, changed, closed := r.sinceLocked(seq), r.changed, r.closed
+		r.mu.Unlock()
+		if len(traces) > 0 {
+			return traces, nil
+		}
+		if closed {
+			return nil, errClosed
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Receive merges spans of other processes (converted from OTLP) into their traces: one under
+// way takes them as they are; one already published is published again, with them, under a new
+// Seq and Update set; for one the ring does not know, it waits for the root of their request.
+func (r *Ring) Receive(recs []receivedSpan) {
+	byTrace := map[trace.TraceID][]*record{}
+	var ids []trace.TraceID
+	for _, rs := range recs {
+		if _, ok := byTrace[rs.traceID]; !ok {
+			ids = append(ids, rs.traceID)
+		}
+		byTrace[rs.traceID] = append(byTrace[rs.traceID], rs.record)
+	}
+	for _, id := range ids {
+		r.receive(id, byTrace[id])
+	}
+}
+
+func (r *Ring) receive(id trace.TraceID, recs []*record) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	if k := r.byID[id]; k != nil {
+		// Published: build it again, with these.
+		r.removeKeptLocked(k)
+		p := &pending{id: id, recs: flatten(k.trace), skipped: k.skipped, dropped: k.trace.DroppedSpans, received: true}
+		for _, rec := range p.recs {
+			p.bytes += rec.bytes
+		}
+		r.bytes += p.bytes
+		r.addAllLocked(p, recs)
+		r.mu.Unlock()
+		r.publish(p, true)
+		return
+	}
+	p := r.pending[id]
+	if p == nil {
+		p = r.newPendingLocked(id)
+		p.received = true
+	}
+	r.addAllLocked(p, recs)
+	complete := false
+	if p.received && len(p.open) == 0 {
+		for _, rec := range recs {
+			complete = complete || (rec.hasRoot && !rec.skipped)
+		}
+	}
+	if complete {
+		r.removePendingLocked(p)
+	}
+	r.mu.Unlock()
+	if complete {
+		r.publish(p, false)
+	}
+}
+
+func (r *Ring) addAllLocked(p *pending, recs []*record) {
+	for _, rec := range recs {
+		if rec.skipped {
+			p.skipped[rec.id] = rec.parent
+			continue
+		}
+		r.addLocked(p, rec)
+	}
+}
+
+// addLocked adds a span to a trace under way, within the bounds.
+func (r *Ring) addLocked(p *pending, rec *record) {
+	if len(p.recs) >= r.opts.SpansPerTrace {
+		p.dropped++
+		return
+	}
+	for r.bytes+rec.bytes > r.opts.Bytes && len(r.done) > 0 {
+		r.removeKeptLocked(r.done[0])
+	}
+	if r.bytes+rec.bytes > r.opts.Bytes {
+		p.dropped++
+		return
+	}
+	p.recs = append(p.recs, rec)
+	p.bytes += rec.bytes
+	r.bytes += rec.bytes
+}
+
+func (r *Ring) newPendingLocked(id trace.TraceID) *pending {
+	for len(r.pending) >= r.opts.Traces {
+		oldest := r.order.Front().Value.(*pending)
+		r.removePendingLocked(oldest)
+		r.bytes -= oldest.bytes
+	}
+	p := &pending{id: id, open: map[trace.SpanID]struct{}{}, skipped: map[trace.SpanID]trace.SpanID{}}
+	p.elem = r.order.PushBack(p)
+	r.pending[id] = p
+	return p
+}
+
+// removePendingLocked stops following p; its bytes stay counted until it is published or
+// dropped.
+func (r *Ring) removePendingLocked(p *pending) {
+	delete(r.pending, p.id)
+	r.order.Remove(p.elem)
+}
+
+func (r *Ring) removeKeptLocked(k *kept) {
+	i := sort.Search(len(r.done), func(i int) bool { return r.done[i].trace.Seq >= k.trace.Seq })
+	if i < len(r.done) && r.done[i] == k {
+		copy(r.done[i:], r.done[i+1:])
+		r.done[len(r.done)-1] = nil
+		r.done = r.done[:len(r.done)-1]
+	}
+	delete(r.byID, k.id)
+	r.bytes -= k.bytes
+}
+
+// publish numbers a trace that has ended and makes it the newest, unless it holds no request
+// worth showing (the ring's own URLs). With update, the ring published it before.
+func (r *Ring) publish(p *pending, update bool) {
+	t := buildTrace(p.id, p.recs, p.skipped, p.dropped)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(t.Spans) == 0 || strings.HasPrefix(t.Request.Path, PathPrefix) || r.closed {
+		r.bytes -= p.bytes
+		return
+	}
+	r.seq++
+	t.Seq, t.Update = r.seq, update
+	k := &kept{id: p.id, trace: t, skipped: p.skipped, bytes: p.bytes}
+	r.done = append(r.done, k)
+	r.byID[p.id] = k
+	for len(r.done) > r.opts.Traces {
+		r.removeKeptLocked(r.done[0])
+	}
+	close(r.changed)
+	r.changed = make(chan struct{})
+}

@@ -1,0 +1,62 @@
+package tracing
+
+import (
+	"fmt"
+	"strings"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// sampler decides, span by span, what is exported and what is only recorded.
+//
+// Export keeps kube-apiserver's rule (component-base's tracing.NewProvider): a trace started
+// here is exported if its ID falls under samplingRatePerMillion, a trace continued from a caller
+// as the caller decided (ParentBased). Such a span is sampled: its trace flags say so to the
+// processes the request goes on to, and the batch processor exports it.
+//
+// Recording keeps more: every request, sampled or not. A request the export leaves out is
+// RecordOnly: recorded (the ring sees it end) but not sampled (nothing exports it, and the
+// processes downstream are told not to). Only requests are kept, so only server spans and the
+// descendants of recorded spans are recorded; the chain's background work (an informer's
+// watch, etcd's lease keep-alives) is not, when not exported.
+type sampler struct {
+	export sdktrace.Sampler
+	record bool
+}
+
+func newSampler(ratePerMillion *int32, record bool) sampler {
+	root := sdktrace.NeverSample() // kube-apiserver's default: follow the caller, start nothing
+	if ratePerMillion != nil && *ratePerMillion > 0 {
+		root = sdktrace.TraceIDRatioBased(float64(*ratePerMillion) / 1e6)
+	}
+	return sampler{export: sdktrace.ParentBased(root), record: record}
+}
+
+func (s sampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
+	if p.Kind == trace.SpanKindServer && ownPath(p) {
+		// Reading the ring, or reporting to it, is not a request worth a trace: a follower
+		// would see its own reading, and each report of another process would be one more trace.
+		return sdktrace.SamplingResult{Decision: sdktrace.Drop, Tracestate: trace.SpanContextFromContext(p.ParentContext).TraceState()}
+	}
+	result := s.export.ShouldSample(p)
+	if result.Decision == sdktrace.Drop && s.record &&
+		(p.Kind == trace.SpanKindServer || trace.SpanFromContext(p.ParentContext).IsRecording()) {
+		result.Decision = sdktrace.RecordOnly
+	}
+	return result
+}
+
+func (s sampler) Description() string {
+	return fmt.Sprintf("apichain{export=%s,record=%t}", s.export.Description(), s.record)
+}
+
+// ownPath: the span is otelhttp's server span of a request for the ring's own URLs.
+func ownPath(p sdktrace.SamplingParameters) bool {
+	for _, a := range p.Attributes {
+		if a.Key == "url.path" {
+			return strings.HasPrefix(a.Value.AsString(), PathPrefix)
+		}
+	}
+	return false
+}
