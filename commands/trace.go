@@ -55,8 +55,15 @@ after the request did and how long it took. It finds the chain as kubectl does (
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return o.run(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			err := o.run(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			stop()
+			if err != nil {
+				// Said as kubectl says it, not as a log line (which the command's runner
+				// makes of a returned error); the exit code is the same.
+				fmt.Fprintf(cmd.ErrOrStderr(), "error: %v\n", err)
+				os.Exit(1)
+			}
+			return nil
 		},
 	}
 	fs := cmd.Flags()

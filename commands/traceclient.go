@@ -16,10 +16,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-)
 
-// tracesPath is where a chain serves its ring of recent traces.
-const tracesPath = "/debug/apichain/traces"
+	"github.com/apichain/apichain/internal/tracing"
+)
 
 // traceReaderRole is the ClusterRole that lets a user read the chain's traces (the chain's
 // bootstrap policy has it).
@@ -57,7 +56,7 @@ func newChainClient(kubeconfig, context string) (*chainClient, error) {
 // array); with it, a stream of them, one a line (after since=<seq>; without since, from now on).
 // The caller closes the body.
 func (c *chainClient) traces(ctx context.Context, query url.Values) (io.ReadCloser, error) {
-	u, err := url.Parse(strings.TrimSuffix(c.host, "/") + tracesPath)
+	u, err := url.Parse(strings.TrimSuffix(c.host, "/") + tracing.TracesPath)
 	if err != nil {
 		return nil, fmt.Errorf("the kubeconfig's server %q: %w", c.host, err)
 	}

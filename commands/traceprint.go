@@ -94,6 +94,12 @@ func summaryLine(t *tracing.Trace) string {
 		parts = append(parts, "answered by "+r.Server)
 	}
 	parts = append(parts, ms(t.DurationMs))
+	if t.DroppedSpans > 0 {
+		parts = append(parts, fmt.Sprintf("(%d spans not kept)", t.DroppedSpans))
+	}
+	if t.Update {
+		parts = append(parts, "(again: spans of another process came in late)")
+	}
 	return strings.Join(parts, "  ")
 }
 
@@ -117,12 +123,12 @@ func (p *tracePrinter) rows(t *tracing.Trace, start time.Time, spans []*tracing.
 			branch, below = "", ""
 		}
 		name := prefix + branch + s.Name
-		if s.Service != "" && s.Service != "apichain" {
+		if s.Service != "" && s.Service != tracing.ServiceName {
 			name += " [" + s.Service + "]"
 		}
 		out = append(out, row{
 			name:   name,
-			offset: "+" + ms(float64(s.Start.Sub(start))/float64(time.Millisecond)),
+			offset: offset(float64(s.Start.Sub(start)) / float64(time.Millisecond)),
 			took:   ms(s.DurationMs),
 			detail: spanDetail(s),
 		})
@@ -235,6 +241,15 @@ func ms(v float64) string {
 	default:
 		return strconv.FormatFloat(v, 'f', 2, 64) + "ms"
 	}
+}
+
+// offset is when a span started after the request did; a step the chain timed from before the
+// request's own span began (authentication runs outside it) shows as a negative offset.
+func offset(v float64) string {
+	if v < 0 {
+		return "-" + ms(-v)
+	}
+	return "+" + ms(v)
 }
 
 func short(id string) string {
