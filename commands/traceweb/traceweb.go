@@ -100,6 +100,8 @@ func (p *Page) Handler(ln net.Addr) http.Handler {
 			http.Error(w, "this page answers only to the address it listens on", http.StatusForbidden)
 			return
 		}
+		// Everything the page needs comes from here: the browser is told to load nothing else.
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'")
 		mux.ServeHTTP(w, r)
 	})
 }

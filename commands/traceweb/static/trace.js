@@ -95,6 +95,7 @@ function requestItem(t) {
   const time = new Date(t.start).toLocaleTimeString([], { hour12: false }) + "." + String(new Date(t.start).getMilliseconds()).padStart(3, "0");
   return el("li", {
     "data-trace-id": t.traceID, "data-path": r.path, "data-verb": r.verb || "", "data-seq": String(t.seq),
+    "data-shown-at": String(Date.now()), // when the page drew it (its test measures how soon)
     class: t.traceID === selected ? "selected" : "",
     onclick: () => { $("follow").checked = false; select(t.traceID); },
   },
