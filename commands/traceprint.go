@@ -64,7 +64,7 @@ func (p *tracePrinter) print(t *tracing.Trace) {
 	for _, r := range rows {
 		width = max(width, len([]rune(r.name)))
 	}
-	width = min(width, 56)
+	width = min(width, 72)
 	for _, r := range rows {
 		if r.note {
 			fmt.Fprintln(p.out, r.name)

@@ -57,6 +57,7 @@ func TestPagesAreTrue(t *testing.T) {
 		o.MetricResolution = time.Second
 		o.Nodes = 2
 		o.Controllers = []string{"*"}
+		o.RecordTraces = true // for `chain trace` (09-watch-a-request.md)
 	})
 	root, _ := filepath.Abs("..")
 	for _, s := range steps {
