@@ -46,7 +46,7 @@ func (c EscalationCheck) Check(ctx context.Context, obj, old runtime.Object) err
 	if !ok {
 		return apierrors.NewBadRequest("no user in the request")
 	}
-	if slices.Contains(u.GetGroups(), user.SystemPrivilegedGroup) || onlyGCFieldsChanged(obj, old) {
+	if slices.Contains(u.GetGroups(), user.SystemPrivilegedGroup) || OnlyGCFieldsChanged(obj, old) {
 		return nil
 	}
 	namespace, _ := request.NamespaceFrom(ctx)
@@ -180,9 +180,9 @@ func hasAggregationRule(r *rbacv1.ClusterRole) bool {
 	return r != nil && r.AggregationRule != nil && len(r.AggregationRule.ClusterRoleSelectors) > 0
 }
 
-// onlyGCFieldsChanged reports whether obj is old with other owner references or finalizers
+// OnlyGCFieldsChanged reports whether obj is old with other owner references or finalizers
 // (and managed fields, which follow any change).
-func onlyGCFieldsChanged(obj, old runtime.Object) bool {
+func OnlyGCFieldsChanged(obj, old runtime.Object) bool {
 	if old == nil {
 		return false
 	}

@@ -81,6 +81,7 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 		KubernetesServicePort: listenerPort(generic.SecureServing.Listener),
 		Authentication:        generic.auth.published,
 		ServiceAccountTokens:  generic.auth.serviceAccountTokens,
+		Components:            componentProbes(o, generic.LoopbackClientConfig, generic.APIServerID),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("core config: %w", err)

@@ -25,14 +25,17 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/client-go/informers"
 
 	"github.com/apichain/apichain/internal/serviceaccount"
@@ -63,9 +66,15 @@ type Extra struct {
 	// CA they verify them with (kube-apiserver's --kubelet-client-certificate and
 	// --kubelet-certificate-authority).
 	Kubelets corereg.KubeletClient
+	// Components report the health of what kube-apiserver lists in componentstatuses besides
+	// etcd, which Core probes itself: the scheduler and the controller-manager, which the chain
+	// runs in its own process (its controllers).
+	Components map[string]corereg.Probe
 
 	scheme *runtime.Scheme
 	codecs serializer.CodecFactory
+	// etcd is the storage Core's objects are in, which componentstatuses probes.
+	etcd storagebackend.Config
 }
 
 // ClusterAuthenticationInfo is what the chain trusts, as kube-apiserver publishes it
@@ -86,6 +95,7 @@ var servedGroupVersions = []schema.GroupVersion{
 	coordinationv1.SchemeGroupVersion, discoveryv1.SchemeGroupVersion, networkingv1.SchemeGroupVersion,
 	policyv1.SchemeGroupVersion, rbacv1.SchemeGroupVersion, storagev1.SchemeGroupVersion,
 	appsv1.SchemeGroupVersion, admissionregistrationv1.SchemeGroupVersion, eventsv1.SchemeGroupVersion,
+	schedulingv1.SchemeGroupVersion, resourcev1.SchemeGroupVersion, storagemigrationv1.SchemeGroupVersion,
 	schedulingv1.SchemeGroupVersion, nodev1.SchemeGroupVersion, flowcontrolv1.SchemeGroupVersion,
 }
 
@@ -123,7 +133,7 @@ func NewConfig(shared genericapiserver.Config, sharedInformers informers.SharedI
 	if err := etcd.ApplyWithStorageFactoryTo(factory, &generic); err != nil {
 		return nil, fmt.Errorf("core storage: %w", err)
 	}
-	extra.scheme, extra.codecs = scheme, codecs
+	extra.scheme, extra.codecs, extra.etcd = scheme, codecs, etcd.StorageConfig
 	return &Config{
 		Generic: &genericapiserver.RecommendedConfig{Config: generic, SharedInformerFactory: sharedInformers},
 		Extra:   extra,

@@ -22,8 +22,10 @@ import (
 	"github.com/apichain/apichain/servers/core/registry/node"
 	"github.com/apichain/apichain/servers/core/registry/policy"
 	"github.com/apichain/apichain/servers/core/registry/rbac"
+	"github.com/apichain/apichain/servers/core/registry/resource"
 	"github.com/apichain/apichain/servers/core/registry/scheduling"
 	"github.com/apichain/apichain/servers/core/registry/storage"
+	"github.com/apichain/apichain/servers/core/registry/storagemigration"
 	"github.com/apichain/apichain/servers/core/validation/declarative"
 )
 
@@ -50,6 +52,8 @@ func NewScheme() (*runtime.Scheme, error) {
 		storage.Group().AddToScheme,
 		scheduling.Group().AddToScheme,
 		events.Group().AddToScheme,
+		resource.Group().AddToScheme,
+		storagemigration.Group().AddToScheme,
 		node.Group().AddToScheme,
 		flowcontrol.Group().AddToScheme,
 		defaults.RegisterDefaults,

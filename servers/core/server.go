@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -30,8 +31,10 @@ import (
 	"github.com/apichain/apichain/servers/core/registry/node"
 	"github.com/apichain/apichain/servers/core/registry/policy"
 	"github.com/apichain/apichain/servers/core/registry/rbac"
+	"github.com/apichain/apichain/servers/core/registry/resource"
 	"github.com/apichain/apichain/servers/core/registry/scheduling"
 	"github.com/apichain/apichain/servers/core/registry/storage"
+	"github.com/apichain/apichain/servers/core/registry/storagemigration"
 )
 
 // Server is the Core server.
@@ -59,15 +62,23 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 	}
 	s.RegisterDestroyFunc(destroyAllocators)
 
+	// componentstatuses: the etcd Core stores in, which it probes, and what the chain reports on.
+	components := map[string]corereg.Probe{"etcd-0": corereg.EtcdProbe(c.Extra.etcd)}
+	maps.Copy(components, c.Extra.Components)
+	dra, err := resource.Group().WithCluster(c.Generic.Authorization.Authorizer, c.Generic.LoopbackClientConfig)
+	if err != nil {
+		return nil, fmt.Errorf("resource.k8s.io: %w", err)
+	}
+
 	// One provider per group, in kube-apiserver's order.
 	providers := []registry.StorageProvider{
 		corereg.StorageProvider{ServiceIPs: ips, ServicePorts: ports, ServiceAccountTokens: corereg.ServiceAccountTokens{Generator: c.Extra.ServiceAccountTokens, APIAudiences: c.Generic.Authentication.APIAudiences},
-			Kubelets: c.Extra.Kubelets, Authorizer: c.Generic.Authorization.Authorizer},
+			Kubelets: c.Extra.Kubelets, Authorizer: c.Generic.Authorization.Authorizer, Components: components},
 		authentication.StorageProvider{Authenticator: c.Generic.Authentication.Authenticator, APIAudiences: c.Generic.Authentication.APIAudiences},
 		authorization.StorageProvider{Authorizer: c.Generic.Authorization.Authorizer, RuleResolver: c.Generic.RuleResolver},
 		autoscaling.Group(),
 		batch.Group(),
-		certificates.Group(),
+		certificates.Group().WithAuthorizer(c.Generic.Authorization.Authorizer),
 		coordination.Group(),
 		discovery.Group(),
 		networking.Group(),
@@ -80,6 +91,8 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		admissionregistration.Group().WithAuthorizer(c.Generic.Authorization.Authorizer, c.Generic.LoopbackClientConfig),
 		events.Group(),
 		scheduling.Group(),
+		dra,
+		storagemigration.Group(),
 	}
 	for _, p := range providers {
 		info, err := p.NewRESTStorage(c.Extra.scheme, c.Extra.codecs, optsGetter)

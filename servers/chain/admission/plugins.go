@@ -36,6 +36,7 @@ var OrderedPlugins = []string{
 	PersistentVolumeClaimResizePluginName,   // PersistentVolumeClaimResize
 	CertificateApprovalPluginName,           // CertificateApproval
 	CertificateSigningPluginName,            // CertificateSigning
+	ClusterTrustBundleAttestPluginName,      // ClusterTrustBundleAttest
 	CertificateSubjectRestrictionPluginName, // CertificateSubjectRestriction
 	DefaultIngressClassPluginName,           // DefaultIngressClass
 
@@ -61,6 +62,7 @@ func Register(plugins *admission.Plugins, factory informers.SharedInformerFactor
 		PersistentVolumeClaimResizePluginName:   func() admission.Interface { return NewPersistentVolumeClaimResize(storageClasses()) },
 		CertificateApprovalPluginName:           func() admission.Interface { return NewCertificateApproval() },
 		CertificateSigningPluginName:            func() admission.Interface { return NewCertificateSigning() },
+		ClusterTrustBundleAttestPluginName:      func() admission.Interface { return NewClusterTrustBundleAttest() },
 		CertificateSubjectRestrictionPluginName: func() admission.Interface { return NewCertificateSubjectRestriction() },
 		DefaultIngressClassPluginName: func() admission.Interface {
 			return NewDefaultIngressClass(factory.Networking().V1().IngressClasses().Lister())

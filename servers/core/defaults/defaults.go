@@ -7,11 +7,13 @@ import (
 	"github.com/apichain/apichain/servers/core/defaults/apps"
 	"github.com/apichain/apichain/servers/core/defaults/autoscaling"
 	"github.com/apichain/apichain/servers/core/defaults/batch"
+	"github.com/apichain/apichain/servers/core/defaults/certificates"
 	"github.com/apichain/apichain/servers/core/defaults/core"
 	"github.com/apichain/apichain/servers/core/defaults/discovery"
 	"github.com/apichain/apichain/servers/core/defaults/flowcontrol"
 	"github.com/apichain/apichain/servers/core/defaults/networking"
 	"github.com/apichain/apichain/servers/core/defaults/rbac"
+	"github.com/apichain/apichain/servers/core/defaults/resource"
 	"github.com/apichain/apichain/servers/core/defaults/scheduling"
 	"github.com/apichain/apichain/servers/core/defaults/storage"
 )
@@ -30,6 +32,8 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 		scheduling.RegisterDefaults,
 		autoscaling.RegisterDefaults,
 		rbac.RegisterDefaults,
+		resource.RegisterDefaults,
+		certificates.RegisterDefaults,
 		flowcontrol.RegisterDefaults,
 	} {
 		if err := register(scheme); err != nil {

@@ -21,4 +21,4 @@
 // ports). Those are in servers/chain/admission and servers/core/registry.
 package defaults
 
-//go:generate go tool defaulter-gen --output-file zz_generated.defaults.go --go-header-file ../../../hack/boilerplate.go.txt --extra-peer-dirs github.com/apichain/apichain/servers/core/defaults/core ./core ./apps ./batch ./discovery ./admissionregistration ./networking ./storage ./scheduling ./autoscaling ./rbac ./flowcontrol
+//go:generate go tool defaulter-gen --output-file zz_generated.defaults.go --go-header-file ../../../hack/boilerplate.go.txt --extra-peer-dirs github.com/apichain/apichain/servers/core/defaults/core ./core ./apps ./batch ./discovery ./admissionregistration ./networking ./storage ./scheduling ./autoscaling ./rbac ./flowcontrol ./resource ./certificates

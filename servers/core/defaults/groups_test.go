@@ -4,13 +4,16 @@ package defaults
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -93,6 +96,42 @@ func TestPodLogsReadBothStreams(t *testing.T) {
 	scheme.Default(opts)
 	if opts.Stream == nil || *opts.Stream != corev1.LogStreamAll {
 		t.Errorf("stream = %v, want All", opts.Stream)
+	}
+}
+
+func TestDeviceTaintsAreDated(t *testing.T) {
+	scheme := newTestScheme(t)
+	before := time.Now().Truncate(time.Second)
+	rule := &resourcev1.DeviceTaintRule{Spec: resourcev1.DeviceTaintRuleSpec{Taint: resourcev1.DeviceTaint{Key: "k", Effect: "NoSchedule"}}}
+	scheme.Default(rule)
+	if added := rule.Spec.Taint.TimeAdded; added == nil || added.Before(&metav1.Time{Time: before}) || added.Nanosecond() != 0 {
+		t.Errorf("timeAdded = %v, want now to the second", added)
+	}
+	// A date the client gives is kept.
+	given := metav1.NewTime(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+	rule.Spec.Taint.TimeAdded = &given
+	scheme.Default(rule)
+	if !rule.Spec.Taint.TimeAdded.Equal(&given) {
+		t.Errorf("timeAdded = %v, want the given %v", rule.Spec.Taint.TimeAdded, given)
+	}
+}
+
+func TestDeviceRequestsCountDevices(t *testing.T) {
+	scheme := newTestScheme(t)
+	claim := &resourcev1.ResourceClaim{Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{
+		{Name: "all", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "c", AllocationMode: resourcev1.DeviceAllocationModeAll,
+			Tolerations: []resourcev1.DeviceToleration{{Key: "k"}}}},
+		{Name: "two", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "c", Count: 2}},
+		{Name: "alternatives", FirstAvailable: []resourcev1.DeviceSubRequest{{Name: "a", DeviceClassName: "c"}}},
+	}}}}
+	scheme.Default(claim)
+	r := claim.Spec.Devices.Requests
+	got := []any{r[0].Exactly.Count, r[0].Exactly.Tolerations[0].Operator, r[1].Exactly.AllocationMode, r[1].Exactly.Count,
+		r[2].FirstAvailable[0].AllocationMode, r[2].FirstAvailable[0].Count}
+	want := []any{int64(0), resourcev1.DeviceTolerationOpEqual, resourcev1.DeviceAllocationModeExactCount, int64(2),
+		resourcev1.DeviceAllocationModeExactCount, int64(1)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("All keeps no count, a count is kept, an alternative asks for one device (-want +got):\n%s", diff)
 	}
 }
 

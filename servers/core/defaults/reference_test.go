@@ -45,13 +45,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -75,6 +78,8 @@ type referenceCase struct {
 	prepareInput func(obj runtime.Object)
 	// stripExpected removes from the captured answer what is not defaulting.
 	stripExpected func(obj runtime.Object)
+	// stripDefaulted removes from the defaulted object what is the time of defaulting.
+	stripDefaulted func(obj runtime.Object)
 }
 
 func referenceCases() []referenceCase {
@@ -234,6 +239,49 @@ func referenceCases() []referenceCase {
 			newObj: func() runtime.Object { return &batchv1.CronJob{} },
 		},
 		{
+			file:   "deviceclass.json",
+			input:  `{apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: dc}, spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}}`,
+			newObj: func() runtime.Object { return &resourcev1.DeviceClass{} },
+		},
+		{
+			file:   "devicetaintrule.json",
+			input:  `{apiVersion: resource.k8s.io/v1, kind: DeviceTaintRule, metadata: {name: dtr}, spec: {deviceSelector: {driver: gpu.example.com}, taint: {effect: NoSchedule, key: example.com/broken}}}`,
+			newObj: func() runtime.Object { return &resourcev1.DeviceTaintRule{} },
+			// timeAdded is the time of the capture; here it is now (TestDeviceTaintsAreDated).
+			stripExpected:  func(o runtime.Object) { o.(*resourcev1.DeviceTaintRule).Spec.Taint.TimeAdded = nil },
+			stripDefaulted: func(o runtime.Object) { o.(*resourcev1.DeviceTaintRule).Spec.Taint.TimeAdded = nil },
+		},
+		{
+			file:   "resourceclaim.json",
+			input:  `{apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: claim, namespace: default}, spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: dc}}]}}}`,
+			newObj: func() runtime.Object { return &resourcev1.ResourceClaim{} },
+		},
+		{
+			file:   "resourceclaimtemplate.json",
+			input:  `{apiVersion: resource.k8s.io/v1, kind: ResourceClaimTemplate, metadata: {name: claim-tpl, namespace: default}, spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: dc}}]}}}}`,
+			newObj: func() runtime.Object { return &resourcev1.ResourceClaimTemplate{} },
+		},
+		{
+			file:   "resourceslice.json",
+			input:  `{apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: slice}, spec: {devices: [{name: gpu-0}], driver: gpu.example.com, nodeName: n1, pool: {generation: 1, name: n1, resourceSliceCount: 1}}}`,
+			newObj: func() runtime.Object { return &resourcev1.ResourceSlice{} },
+		},
+		{
+			file:   "clustertrustbundle.json",
+			input:  `{apiVersion: certificates.k8s.io/v1, kind: ClusterTrustBundle, metadata: {name: ctb}, spec: {trustBundle: "-----BEGIN CERTIFICATE-----\nMIIBdTCCARugAwIBAgIUKMUQiniIeazzN28P1zlyb9TkXXkwCgYIKoZIzj0EAwIw\nEDEOMAwGA1UEAwwFdmMtY2EwHhcNMjYxMjA0MDQwMzM5WhcNMzYxMjAxMDQwMzM5\nWjAQMQ4wDAYDVQQDDAV2Yy1jYTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABHUE\n8fIlXxqeFVl6aHyOHjsLXTYzG0uFrjwFd0AeA+FFNsGN3cujCgZUsJ4FzOPXaVRO\n49QMfpLaUqtJOqOyQZqjUzBRMB0GA1UdDgQWBBSMDOTN0AClREq7THKUzXJNZ+XX\noDAfBgNVHSMEGDAWgBSMDOTN0AClREq7THKUzXJNZ+XXoDAPBgNVHRMBAf8EBTAD\nAQH/MAoGCCqGSM49BAMCA0gAMEUCIQCRQVb4fBqdg+iS3XUb0Wt86PW1ULipZe+R\nD6ysjGTQ7gIgJSbaFY2/ae5mhX3fTiBf1IkeNVGVkFLGOpfBdCvqsCQ=\n-----END CERTIFICATE-----\n"}}`,
+			newObj: func() runtime.Object { return &certificatesv1.ClusterTrustBundle{} },
+		},
+		{
+			file:   "podcertificaterequest.json",
+			input:  `{apiVersion: certificates.k8s.io/v1, kind: PodCertificateRequest, metadata: {name: pcr, namespace: default}, spec: {nodeName: n1, nodeUID: 00000000-0000-0000-0000-000000000003, podName: p, podUID: 00000000-0000-0000-0000-000000000001, serviceAccountName: default, serviceAccountUID: 00000000-0000-0000-0000-000000000002, signerName: example.com/signer, stubPKCS10Request: MH8wMwIBADAAMCowBQYDK2VwAyEA9ISqcaPDn3IWhi/h6ow2aUV0Lmy8G/rXF3Ncmf7MDK2gADAFBgMrZXADQQB9aldEYeor1KL5+CEoiILxyXcAq9BD+NN/I/rzb6OH84BCfQjlxs6PpuBPVTgFcjuPG70DWpVfxuqyW2LtYYkA}}`,
+			newObj: func() runtime.Object { return &certificatesv1.PodCertificateRequest{} },
+		},
+		{
+			file:   "storageversionmigration.json",
+			input:  `{apiVersion: storagemigration.k8s.io/v1, kind: StorageVersionMigration, metadata: {name: svm}, spec: {resource: {group: "", resource: configmaps}}}`,
+			newObj: func() runtime.Object { return &storagemigrationv1.StorageVersionMigration{} },
+		},
+		{
 			file:   "csidriver.json",
 			input:  `{apiVersion: storage.k8s.io/v1, kind: CSIDriver, metadata: {name: csi.example.com}, spec: {}}`,
 			newObj: func() runtime.Object { return &storagev1.CSIDriver{} },
@@ -345,6 +393,9 @@ func TestDefaultsMatchKubeAPIServerReference(t *testing.T) {
 				tc.prepareInput(in)
 			}
 			scheme.Default(in)
+			if tc.stripDefaulted != nil {
+				tc.stripDefaulted(in)
+			}
 
 			data, err := os.ReadFile(reference.Path("defaulted/" + tc.file))
 			if err != nil {

@@ -13,8 +13,10 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -46,5 +48,9 @@ func emptyObjects() []printerObject {
 		{ValidatingAdmissionPolicy, &admissionregistrationv1.ValidatingAdmissionPolicy{}},
 		{ValidatingAdmissionPolicyBinding, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}},
 		{CertificateSigningRequest, &certificatesv1.CertificateSigningRequest{}},
+		{ClusterTrustBundle, &certificatesv1.ClusterTrustBundle{}}, {PodCertificateRequest, &certificatesv1.PodCertificateRequest{}},
+		{DeviceClass, &resourcev1.DeviceClass{}}, {DeviceTaintRule, &resourcev1.DeviceTaintRule{}},
+		{ResourceClaim, &resourcev1.ResourceClaim{}}, {ResourceClaimTemplate, &resourcev1.ResourceClaimTemplate{}},
+		{ResourceSlice, &resourcev1.ResourceSlice{}}, {StorageVersionMigration, &storagemigrationv1.StorageVersionMigration{}},
 	}
 }

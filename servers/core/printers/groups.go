@@ -17,6 +17,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -199,6 +200,24 @@ func csrCondition(csr *certificatesv1.CertificateSigningRequest) string {
 	}
 	return condition
 }
+
+var ClusterTrustBundle = define("clustertrustbundles.certificates.k8s.io", func(b *certificatesv1.ClusterTrustBundle) []any {
+	return []any{b.Name, cmp.Or(b.Spec.SignerName, "<none>")}
+})
+
+// PodCertificateRequest's State is Pending until its signer sets the Issued,
+// Denied or Failed condition (at most one of them is there, and true).
+var PodCertificateRequest = define("podcertificaterequests.certificates.k8s.io", func(r *certificatesv1.PodCertificateRequest) []any {
+	state := "Pending"
+	for _, c := range r.Status.Conditions {
+		switch c.Type {
+		case certificatesv1.PodCertificateRequestConditionTypeIssued, certificatesv1.PodCertificateRequestConditionTypeDenied, certificatesv1.PodCertificateRequestConditionTypeFailed:
+			state = c.Type
+		}
+	}
+	return []any{r.Name, r.Spec.PodName, r.Spec.ServiceAccountName, r.Spec.NodeName, r.Spec.SignerName, state,
+		labels.FormatLabels(r.Spec.UnverifiedUserAnnotations)}
+})
 
 // ServiceCIDR shows its ranges.
 var ServiceCIDR = define("servicecidrs.networking.k8s.io", func(c *networkingv1.ServiceCIDR) []any {

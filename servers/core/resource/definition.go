@@ -61,6 +61,10 @@ type Definition struct {
 	PrepareForCreate func(ctx context.Context, obj runtime.Object)
 	PrepareForUpdate func(ctx context.Context, obj, old runtime.Object)
 
+	// Warnings returns the warnings a create or update gets for an object that is valid but
+	// probably not what its writer meant.
+	Warnings func(obj runtime.Object) []string
+
 	// Canonicalize runs last, after validation, on create and update (namespaces set their
 	// name label here, once generateName has produced the name).
 	Canonicalize func(obj runtime.Object)
@@ -97,6 +101,10 @@ type Definition struct {
 	// OrphanWarning is the warning a delete gets when it does not say what to do with dependents
 	// and the GarbageCollectionPolicy orphans them (jobs).
 	OrphanWarning string
+	// ReturnDeletedObject answers a delete with the deleted object rather than a Status (as the
+	// resource.k8s.io resources but DeviceTaintRules do). A resource with CheckGracefulDelete
+	// always does.
+	ReturnDeletedObject bool
 	// CheckGracefulDelete decides the grace period of a delete (pods); nil means delete at once.
 	CheckGracefulDelete func(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool
 	// ShouldDeleteDuringUpdate replaces the store's rule for when an update of an object being

@@ -161,7 +161,7 @@ func NewStorage(def *Definition, gv schema.GroupVersion, scheme *runtime.Scheme,
 		UpdateStrategy:            st,
 		DeleteStrategy:            st,
 		ResetFieldsStrategy:       st,
-		ReturnDeletedObject:       def.CheckGracefulDelete != nil, // as pods do: the caller sees the terminating object
+		ReturnDeletedObject:       def.ReturnDeletedObject || def.CheckGracefulDelete != nil, // a graceful delete, as pods: the caller sees the terminating object
 		TableConvertor:            def.Table,
 		ShouldDeleteDuringUpdate:  def.ShouldDeleteDuringUpdate,
 	}

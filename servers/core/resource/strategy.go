@@ -90,9 +90,18 @@ func (s *strategy) DeclarativeValidationConfig(ctx context.Context, obj, old run
 	return rest.DeclarativeValidationConfig{Options: declarative.Options()}
 }
 
-func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string { return nil }
+func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
+	return s.warnings(obj)
+}
 func (s *strategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
-	return nil
+	return s.warnings(obj)
+}
+
+func (s *strategy) warnings(obj runtime.Object) []string {
+	if s.def.Warnings == nil {
+		return nil
+	}
+	return s.def.Warnings(obj)
 }
 func (s *strategy) Canonicalize(obj runtime.Object)          {}
 func (s *strategy) AllowCreateOnUpdate(context.Context) bool { return s.def.AllowCreateOnUpdate }
@@ -116,6 +125,20 @@ func (s *strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.Garb
 		return s.def.GarbageCollectionPolicy
 	}
 	return rest.DeleteDependents
+}
+
+// CreateRules and UpdateRules are what a registry that wraps a Definition's strategy (to add
+// checks that need the request's context, such as the authorizer) keeps of it: its rules, and its
+// declarative validation, which k8s.io/apiserver runs after Validate and ValidateUpdate.
+type CreateRules interface {
+	rest.RESTCreateStrategy
+	rest.DeclarativeValidationStrategy
+}
+
+// UpdateRules: see CreateRules.
+type UpdateRules interface {
+	rest.RESTUpdateStrategy
+	rest.DeclarativeValidationStrategy
 }
 
 // statusStrategy serves the /status subresource: only status (and the metadata that status

@@ -1,8 +1,8 @@
 // Package validation holds the rule helpers (rules.go) that Core's handwritten validation is
 // written with; the rules themselves are in one package per API group beneath it (core, pods,
 // apps, batch, autoscaling, networking, policy, rbac, storage, scheduling, certificates,
-// admissionregistration, authorization, coordination, discovery, node, flowcontrol), and the
-// generated ones in declarative/.
+// admissionregistration, authorization, coordination, discovery, node, flowcontrol, resource,
+// storagemigration), and the generated ones in declarative/.
 //
 // It sits inside the Core server of the chain, which serves kube-apiserver's built-in kinds
 // directly as the k8s.io/api v1 Go types (no internal version). Each group package's exported
@@ -67,6 +67,10 @@
 //   - ValidatingAdmissionPolicyBinding: spec.policyName and spec.validationActions required.
 //   - StorageClass: provisioner required and immutable; parameters, reclaimPolicy and
 //     volumeBindingMode immutable.
+//   - resource.k8s.io (DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate,
+//     ResourceSlice): most required fields, name formats, enums, list sizes and uniqueness, a
+//     device attribute's single value, a claim's immutable spec and allocation; the package's
+//     doc (resource) says which rules stay ours.
 //   - VolumeAttachment: spec immutable; spec.attacher required, a DNS subdomain in any case,
 //     at most 63 characters.
 //   - IPAddress: spec.parentRef required and immutable, its resource and name required.

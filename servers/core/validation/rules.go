@@ -101,6 +101,11 @@ func DNSSubdomain(path *field.Path, value string) field.ErrorList {
 	return messages(path, value, utilvalidation.IsDNS1123Subdomain(value))
 }
 
+// LabelValue: value may be a label's value (at most 63 characters, alphanumerics and '-_.').
+func LabelValue(path *field.Path, value string) field.ErrorList {
+	return messages(path, value, utilvalidation.IsValidLabelValue(value))
+}
+
 // QualifiedName: value is a label key: an optional DNS subdomain prefix and '/', then a name.
 func QualifiedName(path *field.Path, value string) field.ErrorList {
 	return messages(path, value, utilvalidation.IsQualifiedName(value))

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/apichain/apichain/internal/rbac/bootstrappolicy"
+	"github.com/apichain/apichain/test/core/coretest"
 	"github.com/apichain/apichain/test/reference"
 	"github.com/apichain/apichain/test/testchain"
 )
@@ -152,7 +153,7 @@ func TestRBACClusterRoleEscalation(t *testing.T) {
 	createClusterRoleBinding(t, cs, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: writer.Name},
 		RoleRef: roleRef("ClusterRole", writer.Name), Subjects: []rbacv1.Subject{userSubject(carl)}})
 	cfg := testchain.UserConfig(t, shared, carl)
-	waitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "create", Group: rbacv1.GroupName, Resource: "clusterroles"})
+	coretest.WaitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "create", Group: rbacv1.GroupName, Resource: "clusterroles"})
 	cc := kubernetes.NewForConfigOrDie(cfg)
 	forbidden := func(resource, name, why string) string {
 		return fmt.Sprintf(`%s.rbac.authorization.k8s.io %q is forbidden: %s`, resource, name, why)

@@ -20,31 +20,15 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/apichain/apichain/test/core/coretest"
 	"github.com/apichain/apichain/test/testchain"
 )
 
 // RBAC through the whole chain: the authorizer reads Roles and bindings from the shared
-// informers, so every grant is waited for (waitAllowed) before it is used.
+// informers, so every grant is waited for (coretest.WaitAllowed) before it is used.
 
 // uniqueUser is a user name no other test uses.
 func uniqueUser(prefix string) string { return prefix + "-" + rand.String(5) }
-
-// canI asks, as cfg's user, whether it may do attrs (a SelfSubjectAccessReview).
-func canI(t *testing.T, cfg *rest.Config, attrs authorizationv1.ResourceAttributes) bool {
-	t.Helper()
-	r, err := kubernetes.NewForConfigOrDie(cfg).AuthorizationV1().SelfSubjectAccessReviews().Create(context.Background(),
-		&authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &attrs}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Status.Allowed
-}
-
-// waitAllowed waits until the authorizer has seen a grant.
-func waitAllowed(t *testing.T, cfg *rest.Config, attrs authorizationv1.ResourceAttributes) {
-	t.Helper()
-	testchain.WaitFor(t, func() bool { return canI(t, cfg, attrs) })
-}
 
 // bind creates a Role with rules in ns (unless rules is empty and roleRef names a ClusterRole)
 // and binds it to subject.
@@ -132,7 +116,7 @@ func TestRBACViewInOneNamespace(t *testing.T) {
 	bind(t, ns, "viewers", roleRef("ClusterRole", "view"), userSubject(viewer))
 
 	cfg := testchain.UserConfig(t, shared, viewer)
-	waitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "get", Resource: "configmaps", Namespace: ns})
+	coretest.WaitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "get", Resource: "configmaps", Namespace: ns})
 	vc := kubernetes.NewForConfigOrDie(cfg)
 	if _, err := vc.CoreV1().ConfigMaps(ns).Get(ctx, "cfg", metav1.GetOptions{}); err != nil {
 		t.Errorf("get configmap in %s: %v", ns, err)
@@ -174,7 +158,7 @@ func TestKubectlAuthCanIAndWhoami(t *testing.T) {
 	bob := uniqueUser("bob")
 	bind(t, ns, "cm-readers", roleRef("Role", "cm-reader"), userSubject(bob),
 		rbacv1.PolicyRule{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"configmaps"}})
-	waitAllowed(t, testchain.UserConfig(t, shared, bob), authorizationv1.ResourceAttributes{Verb: "get", Resource: "configmaps", Namespace: ns})
+	coretest.WaitAllowed(t, testchain.UserConfig(t, shared, bob), authorizationv1.ResourceAttributes{Verb: "get", Resource: "configmaps", Namespace: ns})
 
 	for _, tc := range []struct {
 		args []string
@@ -226,8 +210,8 @@ func TestImpersonationIsAuthorizedByRBAC(t *testing.T) {
 	bind(t, ns, "cm-readers", roleRef("Role", "cm-reader"), userSubject(bob),
 		rbacv1.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"configmaps"}})
 	impCfg := testchain.UserConfig(t, shared, imp)
-	waitAllowed(t, impCfg, authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "users", Name: bob})
-	waitAllowed(t, testchain.UserConfig(t, shared, bob), authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps", Namespace: ns})
+	coretest.WaitAllowed(t, impCfg, authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "users", Name: bob})
+	coretest.WaitAllowed(t, testchain.UserConfig(t, shared, bob), authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps", Namespace: ns})
 
 	as := func(user string, groups ...string) kubernetes.Interface {
 		c := rest.CopyConfig(impCfg)
@@ -275,7 +259,7 @@ func TestRBACEscalationPrevention(t *testing.T) {
 		rbacv1.PolicyRule{Verbs: []string{"get", "list", "create", "update", "patch", "delete"}, APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings"}},
 		rbacv1.PolicyRule{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"configmaps"}})
 	cfg := testchain.UserConfig(t, shared, bob)
-	waitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "roles", Namespace: ns})
+	coretest.WaitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "roles", Namespace: ns})
 	bc := kubernetes.NewForConfigOrDie(cfg)
 
 	held := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "held"}, Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}}}}
@@ -316,7 +300,7 @@ func TestRBACEscalationPrevention(t *testing.T) {
 	bind(t, ns, "escalators", roleRef("Role", "escalator"), userSubject(bob),
 		rbacv1.PolicyRule{Verbs: []string{"escalate"}, APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles"}},
 		rbacv1.PolicyRule{Verbs: []string{"bind"}, APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, ResourceNames: []string{"cluster-admin"}})
-	waitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "cluster-admin", Namespace: ns})
+	coretest.WaitAllowed(t, cfg, authorizationv1.ResourceAttributes{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "cluster-admin", Namespace: ns})
 	secrets.Name = "secrets-by-bob"
 	if _, err := bc.RbacV1().Roles(ns).Create(ctx, secrets, metav1.CreateOptions{}); err != nil {
 		t.Errorf("with escalate: %v", err)

@@ -70,7 +70,7 @@ func TestKubectlCreateToken(t *testing.T) {
 	bind(t, ns, "sa-readers", roleRef("Role", "cm-reader"), rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "default"},
 		rbacv1.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"configmaps"}})
 	saCfg := tokenConfig(shared.Admin, token)
-	waitAllowed(t, saCfg, authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps", Namespace: ns})
+	coretest.WaitAllowed(t, saCfg, authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps", Namespace: ns})
 	if _, err := kubernetes.NewForConfigOrDie(saCfg).CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{}); err != nil {
 		t.Errorf("the service account lists configmaps: %v", err)
 	}

@@ -128,8 +128,8 @@ func TestServiceNodePortAllocation(t *testing.T) {
 // IPAddress object named by the address, whose parent is the Service: created with the
 // Service, deleted with it; an IPAddress that exists holds its address against any Service.
 func TestServiceClusterIPsAreIPAddresses(t *testing.T) {
-	cs, _ := clients(t)
-	ns := newNamespace(t)
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
 	ctx := context.Background()
 	addresses := cs.NetworkingV1().IPAddresses()
 	parentOf := func(ip string) string {
@@ -145,14 +145,14 @@ func TestServiceClusterIPsAreIPAddresses(t *testing.T) {
 	if got := parentOf("10.0.0.1"); got != "services/default/kubernetes" {
 		t.Errorf("10.0.0.1 belongs to %s", got)
 	}
-	web, err := cs.CoreV1().Services(ns).Create(ctx, service("web", "", ""), metav1.CreateOptions{})
+	web, err := cs.CoreV1().Services(ns).Create(ctx, coretest.Service("web", "", ""), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := parentOf(web.Spec.ClusterIP); got != "services/"+ns+"/web" {
 		t.Errorf("%s belongs to %s", web.Spec.ClusterIP, got)
 	}
-	if out, err := kubectl(t, "", "get", "ipaddress", web.Spec.ClusterIP); err != nil || !strings.Contains(out, "services/"+ns+"/web") {
+	if out, err := testchain.Kubectl(t, shared, "get", "ipaddress", web.Spec.ClusterIP); err != nil || !strings.Contains(out, "services/"+ns+"/web") {
 		t.Errorf("kubectl get ipaddress: %v\n%s", err, out)
 	}
 	// Becoming an ExternalName gives the address back.
@@ -171,14 +171,14 @@ func TestServiceClusterIPsAreIPAddresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = addresses.Delete(ctx, "10.0.0.12", metav1.DeleteOptions{}) })
-	if _, err := cs.CoreV1().Services(ns).Create(ctx, service("wants-12", "", "10.0.0.12"), metav1.CreateOptions{}); !apierrors.IsInvalid(err) ||
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, coretest.Service("wants-12", "", "10.0.0.12"), metav1.CreateOptions{}); !apierrors.IsInvalid(err) ||
 		!strings.Contains(err.Error(), "provided IP is already allocated") {
 		t.Errorf("a recorded address: %v, want Invalid ... already allocated", err)
 	}
 	if got := parentOf("10.0.0.12"); got != "services/default/reserved-by-hand" {
 		t.Errorf("10.0.0.12 belongs to %s", got)
 	}
-	fixed, err := cs.CoreV1().Services(ns).Create(ctx, service("fixed-13", "", "10.0.0.13"), metav1.CreateOptions{})
+	fixed, err := cs.CoreV1().Services(ns).Create(ctx, coretest.Service("fixed-13", "", "10.0.0.13"), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

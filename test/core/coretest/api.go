@@ -61,3 +61,10 @@ func WaitAPIServiceAvailable(t testing.TB, c *chain.Chain, name string) {
 		t.Fatalf("APIService %s not available: %v", name, err)
 	}
 }
+
+// Warnings collects the warnings of the responses to one client: set it as the client's
+// rest.Config WarningHandler.
+type Warnings struct{ Got []string }
+
+// HandleWarningHeader is rest.WarningHandler's.
+func (w *Warnings) HandleWarningHeader(_ int, _ string, text string) { w.Got = append(w.Got, text) }

@@ -14,8 +14,9 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
-	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/client-go/discovery"
+
+	"github.com/apichain/apichain/servers/core/resource"
 )
 
 // paramAuthorizer ports the authz.go of kubernetes pkg/registry/admissionregistration/
@@ -33,30 +34,18 @@ type check func(ctx context.Context, a *paramAuthorizer, obj, old runtime.Object
 // wrap runs c after the store's own validation, when that found nothing, as the upstream
 // strategies do: a denial becomes a Forbidden field error of the Invalid response.
 func (a *paramAuthorizer) wrap(store *genericregistry.Store, c check) {
-	store.CreateStrategy = &authzCreate{createStrategy: store.CreateStrategy.(createStrategy), a: a, check: c}
-	store.UpdateStrategy = &authzUpdate{updateStrategy: store.UpdateStrategy.(updateStrategy), a: a, check: c}
-}
-
-// createStrategy and updateStrategy are what the wrappers keep of the store's strategy: its
-// rules, and its declarative validation, which k8s.io/apiserver runs after Validate.
-type createStrategy interface {
-	rest.RESTCreateStrategy
-	rest.DeclarativeValidationStrategy
-}
-
-type updateStrategy interface {
-	rest.RESTUpdateStrategy
-	rest.DeclarativeValidationStrategy
+	store.CreateStrategy = &authzCreate{CreateRules: store.CreateStrategy.(resource.CreateRules), a: a, check: c}
+	store.UpdateStrategy = &authzUpdate{UpdateRules: store.UpdateStrategy.(resource.UpdateRules), a: a, check: c}
 }
 
 type authzCreate struct {
-	createStrategy
+	resource.CreateRules
 	a     *paramAuthorizer
 	check check
 }
 
 func (s *authzCreate) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
-	errs := s.createStrategy.Validate(ctx, obj)
+	errs := s.CreateRules.Validate(ctx, obj)
 	if len(errs) == 0 {
 		if path, err := s.check(ctx, s.a, obj, nil); err != nil {
 			errs = append(errs, field.Forbidden(path, err.Error()))
@@ -66,13 +55,13 @@ func (s *authzCreate) Validate(ctx context.Context, obj runtime.Object) field.Er
 }
 
 type authzUpdate struct {
-	updateStrategy
+	resource.UpdateRules
 	a     *paramAuthorizer
 	check check
 }
 
 func (s *authzUpdate) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	errs := s.updateStrategy.ValidateUpdate(ctx, obj, old)
+	errs := s.UpdateRules.ValidateUpdate(ctx, obj, old)
 	if len(errs) == 0 {
 		if path, err := s.check(ctx, s.a, obj, old); err != nil {
 			errs = append(errs, field.Forbidden(path, err.Error()))

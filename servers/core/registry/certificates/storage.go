@@ -1,17 +1,20 @@
 // Package certificates is the certificates.k8s.io API group of the Core server, following kubernetes
 // pkg/registry/certificates: CertificateSigningRequests with their /status and /approval
-// subresources (pkg/registry/certificates/certificates). No signer runs in the chain: a request
-// is approved or denied through /approval, and a certificate is set through /status by
+// subresources (pkg/registry/certificates/certificates), ClusterTrustBundles, and
+// PodCertificateRequests with their /status (podcertificates.go). No signer runs in the chain: a
+// request is approved or denied through /approval, and a certificate is set through /status by
 // whoever signs it.
 package certificates
 
 import (
 	"context"
+	"errors"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -61,16 +64,43 @@ var csrs = &resource.Definition{
 	ValidateUpdate: resource.CheckUpdate(csrvalidation.ValidateCertificateSigningRequestUpdate),
 }
 
-// Provider is the certificates.k8s.io group: the plain Definition plus the two subresources
-// with their own strategies.
-type Provider struct{ registry.Group }
+// clusterTrustBundles follow pkg/registry/certificates/clustertrustbundle: no status; an update
+// names the resourceVersion it replaces. Who may publish a bundle for a signer is admission's
+// (ClusterTrustBundleAttest).
+var clusterTrustBundles = &resource.Definition{
+	Resource: "clustertrustbundles", Singular: "clustertrustbundle",
+	New:                    func() runtime.Object { return &certificatesv1.ClusterTrustBundle{} },
+	NewList:                func() runtime.Object { return &certificatesv1.ClusterTrustBundleList{} },
+	Table:                  printers.ClusterTrustBundle,
+	ConditionalUpdatesOnly: true,
+	FieldSelectors:         []string{"spec.signerName"},
+	Fields: resource.FieldsOf(func(b *certificatesv1.ClusterTrustBundle) fields.Set {
+		return fields.Set{"spec.signerName": b.Spec.SignerName}
+	}),
+	Validate:       resource.Check(csrvalidation.ValidateClusterTrustBundle),
+	ValidateUpdate: resource.CheckUpdate(csrvalidation.ValidateClusterTrustBundleUpdate),
+}
+
+// Provider is the certificates.k8s.io group: the plain Definitions plus the subresources with
+// their own strategies, one of which (a pod certificate's /status) asks the authorizer.
+type Provider struct {
+	registry.Group
+	authorizer authorizer.Authorizer
+}
 
 var _ registry.StorageProvider = Provider{}
 
 // Group returns the certificates.k8s.io storage provider.
 func Group() Provider {
-	return Provider{registry.Group{GroupVersion: certificatesv1.SchemeGroupVersion, AddTypes: certificatesv1.AddToScheme,
-		Definitions: []*resource.Definition{csrs}}}
+	return Provider{Group: registry.Group{GroupVersion: certificatesv1.SchemeGroupVersion, AddTypes: certificatesv1.AddToScheme,
+		Definitions: []*resource.Definition{csrs, clusterTrustBundles, podCertificateRequests}}}
+}
+
+// WithAuthorizer checks with a that whoever answers a PodCertificateRequest may sign for its
+// signer.
+func (p Provider) WithAuthorizer(a authorizer.Authorizer) Provider {
+	p.authorizer = a
+	return p
 }
 
 // NewRESTStorage implements registry.StorageProvider.
@@ -98,6 +128,16 @@ func (p Provider) NewRESTStorage(scheme *runtime.Scheme, codecs serializer.Codec
 		keep:         keepForApproval,
 		validate:     csrvalidation.ValidateCertificateSigningRequestApprovalUpdate,
 		ignoring:     resetFields(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("status", "certificate")),
+	})
+
+	if p.authorizer == nil {
+		return info, errors.New("certificates.k8s.io: pod certificate requests need an authorizer (WithAuthorizer)")
+	}
+	requests := built[podCertificateRequests].Store
+	m["podcertificaterequests/status"] = resource.UpdateOnly(requests, &podCertificateAnswer{
+		mainStrategy: requests.UpdateStrategy.(mainStrategy),
+		ignoring:     resetFields(fieldpath.MakePathOrDie("metadata"), fieldpath.MakePathOrDie("spec")),
+		authorizer:   p.authorizer,
 	})
 	return info, nil
 }

@@ -12,8 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apiserver/pkg/registry/rest"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/apichain/apichain/servers/core/resource"
 )
 
 type csr = certificatesv1.CertificateSigningRequest
@@ -30,10 +31,7 @@ type csrUpdates struct {
 
 // mainStrategy is what a subresource keeps of the main strategy: its update rules and its
 // declarative validation, which runs on /status and /approval too.
-type mainStrategy interface {
-	rest.RESTUpdateStrategy
-	rest.DeclarativeValidationStrategy
-}
+type mainStrategy = resource.UpdateRules
 
 // ignoring is a rest.ResetFieldsStrategy: the fields server-side apply ignores in a request.
 type ignoring map[fieldpath.APIVersion]*fieldpath.Set

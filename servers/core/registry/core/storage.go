@@ -48,6 +48,8 @@ type StorageProvider struct {
 	Kubelets KubeletClient
 	// Authorizer checks that exec, attach and portforward, reached by a GET (WebSocket), may create.
 	Authorizer authorizer.Authorizer
+	// Components are what componentstatuses reports on, by name (etcd-0, scheduler...).
+	Components map[string]Probe
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -83,6 +85,8 @@ func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serialize
 	m["pods/exec"] = &podStreamREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer}
 	m["pods/attach"] = &podStreamREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer, attach: true}
 	m["pods/portforward"] = &podPortForwardREST{pods: built[pods].Store, kubelets: k, authorizer: p.Authorizer}
+
+	m["componentstatuses"] = &componentStatusREST{probes: p.Components}
 
 	(&serviceAllocator{ips: p.ServiceIPs, ports: p.ServicePorts}).install(built[services].Store)
 	addServiceAccountToken(m, p.ServiceAccountTokens, built)

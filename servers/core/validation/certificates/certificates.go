@@ -1,22 +1,24 @@
-// Package certificates validates the certificates.k8s.io kind Core serves:
+// Package certificates validates the certificates.k8s.io kinds Core serves:
 // CertificateSigningRequest, as it is created and as it changes through the main resource,
-// /status (where a signer sets the certificate) and /approval (where an approver decides).
+// /status (where a signer sets the certificate) and /approval (where an approver decides);
+// ClusterTrustBundle (trust.go); PodCertificateRequest and its /status (podcertificates.go).
 //
-// It sits in the Core server of the chain: the Definition and the two subresource strategies
-// of servers/core/registry/certificates call these functions as their Validate hooks, after
-// the registry has restored what a request may not change (the spec always, the status on
-// the main resource, all but the conditions on /approval); a non-empty error list becomes
+// It sits in the Core server of the chain: the Definitions and the subresource strategies of
+// servers/core/registry/certificates call these functions as their Validate hooks, after the
+// registry has restored what a request may not change (the spec always, the status on the main
+// resource, all but the conditions on /approval); a non-empty error list becomes
 // kube-apiserver's 422 Invalid. The rules, paths and messages are kube-apiserver v1.37.2's, as
-// observed. Any name is accepted: a request's name means nothing to its signer.
+// observed. Any name is accepted for a CertificateSigningRequest: its name means nothing to its
+// signer.
 //
 // The generated declarative rule that a request is at most one of Approved and Denied is
 // enforced: ours is marked as covered by it, and the client sees the generated message.
 //
 // An update tolerates what the stored request already breaks (a legacy signer, unknown or
 // repeated usages, repeated conditions, an unparsable certificate...), rule by rule, so that
-// old requests stay updatable. Left out: ClusterTrustBundle and PodCertificateRequest, which
-// Core does not serve; the errors of several conditions at once come rule by rule rather than
-// condition by condition.
+// old requests stay updatable. Left out: the errors of several conditions at once come rule by
+// rule rather than condition by condition. Who may attest for a bundle's signer is admission's
+// (servers/chain/admission), who may answer a pod certificate request the registry's.
 package certificates
 
 import (

@@ -20,9 +20,16 @@ import (
 
 var kinds = map[string]vt.Kind{
 	"CertificateSigningRequest": vt.Of(ValidateCertificateSigningRequest, ValidateCertificateSigningRequestUpdate),
+	"ClusterTrustBundle":        vt.Of(ValidateClusterTrustBundle, ValidateClusterTrustBundleUpdate),
+	"PodCertificateRequest":     vt.Of(ValidatePodCertificateRequest, ValidatePodCertificateRequestUpdate),
 }
 
-func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 10, nil) }
+func TestCorpus(t *testing.T) { vt.Corpus(t, kinds, 24, nil) }
+
+func TestAcceptedBundlesAndPodCertificates(t *testing.T) {
+	vt.Accepted(t, "clustertrustbundle.json", kinds["ClusterTrustBundle"])
+	vt.Accepted(t, "podcertificaterequest.json", kinds["PodCertificateRequest"])
+}
 
 // pemOf returns data as one PEM block of type typ, base64 as it stands in JSON.
 func pemOf(typ string, der []byte) string {

@@ -18,7 +18,7 @@
 //	go generate ./servers/core/validation/declarative
 package declarative
 
-//go:generate go tool validation-gen --output-file zz_generated.validations.go --go-header-file ../../../../hack/boilerplate.go.txt --readonly-pkg k8s.io/apimachinery/pkg/types --readonly-pkg k8s.io/apimachinery/pkg/api/resource --readonly-pkg k8s.io/apimachinery/pkg/util/intstr --readonly-pkg k8s.io/apimachinery/pkg/runtime --readonly-pkg time ./metav1 ./corev1 ./admissionregistrationv1 ./appsv1 ./autoscalingv1 ./autoscalingv2 ./batchv1 ./certificatesv1 ./coordinationv1 ./discoveryv1 ./eventsv1 ./networkingv1 ./policyv1 ./rbacv1 ./schedulingv1 ./schedulingv1alpha3 ./storagev1 ./flowcontrolv1 ./nodev1
+//go:generate go tool validation-gen --output-file zz_generated.validations.go --go-header-file ../../../../hack/boilerplate.go.txt --readonly-pkg k8s.io/apimachinery/pkg/types --readonly-pkg k8s.io/apimachinery/pkg/api/resource --readonly-pkg k8s.io/apimachinery/pkg/util/intstr --readonly-pkg k8s.io/apimachinery/pkg/runtime --readonly-pkg time ./metav1 ./corev1 ./admissionregistrationv1 ./appsv1 ./autoscalingv1 ./autoscalingv2 ./batchv1 ./certificatesv1 ./coordinationv1 ./discoveryv1 ./eventsv1 ./networkingv1 ./policyv1 ./rbacv1 ./schedulingv1 ./schedulingv1alpha3 ./storagev1 ./flowcontrolv1 ./nodev1 ./resourcev1 ./storagemigrationv1
 
 import (
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,7 +38,9 @@ import (
 	"github.com/apichain/apichain/servers/core/validation/declarative/nodev1"
 	"github.com/apichain/apichain/servers/core/validation/declarative/policyv1"
 	"github.com/apichain/apichain/servers/core/validation/declarative/rbacv1"
+	"github.com/apichain/apichain/servers/core/validation/declarative/resourcev1"
 	"github.com/apichain/apichain/servers/core/validation/declarative/schedulingv1"
+	"github.com/apichain/apichain/servers/core/validation/declarative/storagemigrationv1"
 	"github.com/apichain/apichain/servers/core/validation/declarative/storagev1"
 )
 
@@ -61,6 +63,8 @@ func AddToScheme(scheme *runtime.Scheme) error {
 		rbacv1.RegisterValidations,
 		schedulingv1.RegisterValidations,
 		storagev1.RegisterValidations,
+		resourcev1.RegisterValidations,
+		storagemigrationv1.RegisterValidations,
 		flowcontrolv1.RegisterValidations,
 		nodev1.RegisterValidations,
 	} {
@@ -80,5 +84,6 @@ func Options() map[string]bool {
 		"HPAScaleToZero":  true,  // beta: spec.minReplicas of HorizontalPodAutoscalers may be 0
 		"WorkloadWithJob": false, // alpha: Job spec.scheduling (dropped on write while off)
 		"InPlacePodVerticalScalingSchedulerPreemption": false, // alpha: Node spec.podPreemptionPolicy (dropped too)
+		"DRAPartitionableDevicesType":                  false, // alpha: ResourceSlice spec.partitionTypeAttribute (dropped too)
 	}
 }

@@ -76,6 +76,12 @@ func weight(path *field.Path, w int32) field.ErrorList {
 	return validation.When(w < 1 || w > 100, field.Invalid(path, w, "must be in the range 1-100"))
 }
 
+// NodeSelector is nodeSelector for the other kinds that say which nodes something is on (a
+// ResourceSlice's devices, a ResourceClaim's allocation).
+func NodeSelector(path *field.Path, sel corev1.NodeSelector) field.ErrorList {
+	return nodeSelector(path, sel)
+}
+
 // nodeSelector: required node affinity is a list of terms, any of which a node must match.
 func nodeSelector(path *field.Path, sel corev1.NodeSelector) field.ErrorList {
 	terms := path.Child("nodeSelectorTerms")
