@@ -89,6 +89,11 @@ type Environment struct {
 	// new namespaces, and deleted namespaces stay Terminating.
 	Controllers []string
 
+	// RecordTraces keeps the most recent requests' traces in the chain's memory, as the chain
+	// command does by default, for `chain trace` and /debug/apichain/traces. Off by default: a
+	// test suite's control plane spends nothing on it unless asked.
+	RecordTraces bool
+
 	// Progress, if set, receives the chain's start-up progress, one line per stage, as the
 	// chain command prints it; otherwise it goes to stdout with AttachControlPlaneOutput, and
 	// nowhere without.
@@ -211,6 +216,7 @@ func (e *Environment) options() *chain.Options {
 	o.UnsafeNoFsync = true // a test control plane, as envtest runs etcd
 	o.StartTimeout = e.ControlPlaneStartTimeout
 	o.Metrics = chain.MetricsOff
+	o.RecordTraces = e.RecordTraces
 	// What envtest users lack and expect from a cluster: namespaces that really go away. What
 	// would touch their workloads (kubelets, scheduler) runs only when asked for.
 	o.Controllers = []string{controllers.Namespace, controllers.GarbageCollector, controllers.PodGarbageCollector, controllers.ClusterRoleAggregation, controllers.ServiceAccount, controllers.RootCACertificatePublisher}

@@ -123,7 +123,7 @@ func (c *Clients) decorator(cached bool) generic.StorageDecorator {
 			return nil, nil, err
 		}
 		if !cached {
-			return c.traced(store, false), destroyStore, nil
+			return c.traced(store, config.Prefix, false), destroyStore, nil
 		}
 		if c.tracer != nil {
 			store = etcdMark{store}
@@ -139,7 +139,7 @@ func (c *Clients) decorator(cached bool) generic.StorageDecorator {
 			return nil, nil, fmt.Errorf("watch cache of %s: %w", config.GroupResource, err)
 		}
 		delegator := cacher.NewCacheDelegator(watchCache, store)
-		return c.traced(delegator, true), once(func() {
+		return c.traced(delegator, config.Prefix, true), once(func() {
 			delegator.Stop()
 			watchCache.Stop()
 			destroyStore()
@@ -195,11 +195,11 @@ func (c *Clients) NewStore(config *storagebackend.ConfigForResource, newFunc, ne
 }
 
 // traced is s with a span for each operation when c is traced (trace.go).
-func (c *Clients) traced(s storage.Interface, cached bool) storage.Interface {
+func (c *Clients) traced(s storage.Interface, prefix string, cached bool) storage.Interface {
 	if c.tracer == nil {
 		return s
 	}
-	return tracedStore{Interface: s, cached: cached}
+	return tracedStore{Interface: s, prefix: prefix, cached: cached}
 }
 
 func once(f func()) func() {

@@ -2,6 +2,7 @@ package etcdstorage
 
 import (
 	"context"
+	"path"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -26,6 +27,9 @@ import (
 // answered.
 type tracedStore struct {
 	storage.Interface
+	// prefix is the etcd prefix of the store's keys (/registry): the span names the key as etcd
+	// holds it.
+	prefix string
 	cached bool
 }
 
@@ -76,7 +80,7 @@ func (s tracedStore) Delete(ctx context.Context, key string, out runtime.Object,
 // operation is one storage operation's span; nil when the request is not recorded.
 type operation struct {
 	span trace.Span
-	// etcd is set by etcdMark when etcd was asked (only behind a watch cache).
+	// etcd is set by etcdMark when etcd was asked (only for a read behind a watch cache).
 	etcd *bool
 }
 
@@ -87,9 +91,10 @@ func (s tracedStore) start(ctx context.Context, op, key string) (context.Context
 		return ctx, nil
 	}
 	ctx, span := tracing.Start(ctx, tracing.StorageSpanName(op),
-		attribute.String(tracing.AttrStorageOperation, op), attribute.String(tracing.AttrStorageKey, key))
+		attribute.String(tracing.AttrStorageOperation, op), attribute.String(tracing.AttrStorageKey, path.Join("/", s.prefix, key)))
 	o := &operation{span: span}
-	if s.cached {
+	if s.cached && (op == "get" || op == "list") {
+		// Only a read may be served by the watch cache; a write always goes to etcd.
 		o.etcd = new(bool)
 		ctx = context.WithValue(ctx, etcdAskedKey{}, o.etcd)
 	}

@@ -161,9 +161,6 @@ func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers inf
 	}
 	authn := group.NewAuthenticatedGroupAdder(union.New(authenticators...))
 	c.Authentication.Authenticator = union.NewFailOnError(authn, named[authenticator.Request](traced, "anonymous", anonymous.NewAuthenticator(nil), namedAuthenticator))
-	if traced {
-		c.Authentication.Authenticator = recordAuthentication(c.Authentication.Authenticator)
-	}
 	// The filter strips these headers from requests it did not authenticate by them.
 	c.Authentication.RequestHeaderConfig = rh
 	return nil

@@ -67,6 +67,11 @@ func recordAuthentication(inner authenticator.Request) authenticator.Request {
 		if ok && resp != nil && resp.User != nil {
 			rec.accepted = true
 			rec.user, rec.groups = resp.User.GetName(), strings.Join(resp.User.GetGroups(), ",")
+			if rec.authenticator == "" {
+				// Only k8s.io/apiserver's own authenticator of the loopback token, put in
+				// front of the chain's (AuthorizeClientBearerToken), goes unnamed.
+				rec.authenticator = "loopback token"
+			}
 		}
 		return resp, ok, err
 	})
@@ -133,6 +138,10 @@ func tracedAuthorizer(inner authorizer.Authorizer) authorizer.Authorizer {
 			verdict = "allow"
 		}
 		span.SetAttributes(attribute.String(tracing.AttrDecision, verdict))
+		if reason == "" && decision != authorizer.DecisionAllow && err == nil {
+			// RBAC gives no reason to deny: nothing it holds grants the request.
+			reason = "no authorizer allowed it: no RBAC role bound to the user grants " + a.GetVerb() + " on " + describeResource(a)
+		}
 		if reason != "" {
 			span.SetAttributes(attribute.String(tracing.AttrReason, reason))
 		}
@@ -153,4 +162,23 @@ func namedAuthorizer(name string, inner authorizer.Authorizer) authorizer.Author
 		}
 		return decision, reason, err
 	})
+}
+
+// describeResource names what a request asks for, as RBAC's rules name it: a resource (with its
+// subresource, group and namespace) or a non-resource URL.
+func describeResource(a authorizer.Attributes) string {
+	if !a.IsResourceRequest() {
+		return a.GetPath()
+	}
+	what := a.GetResource()
+	if a.GetSubresource() != "" {
+		what += "/" + a.GetSubresource()
+	}
+	if a.GetAPIGroup() != "" {
+		what += "." + a.GetAPIGroup()
+	}
+	if a.GetNamespace() != "" {
+		what += " in namespace " + a.GetNamespace()
+	}
+	return what
 }

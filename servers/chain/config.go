@@ -196,6 +196,10 @@ func buildGenericConfig(o CompletedOptions, files pki.Files) (genericConfig, err
 		return genericConfig{}, err
 	}
 	genericapiserver.AuthorizeClientBearerToken(generic.LoopbackClientConfig, &generic.Authentication, &generic.Authorization)
+	if tp.Enabled() {
+		// Outermost, around the loopback token's authenticator too (authtrace.go).
+		generic.Authentication.Authenticator = recordAuthentication(generic.Authentication.Authenticator)
+	}
 
 	// One resolver of Services to addresses, for the aggregator's proxy and the admission webhooks.
 	serviceResolver, err := aggregator.NewServiceResolver(sharedInformers, generic.LoopbackClientConfig.Host)
