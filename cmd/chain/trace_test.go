@@ -242,7 +242,7 @@ func TestTrace(t *testing.T) {
 			`(?m)^  └─ aggregator +\+[\d.]+ms +[\d.]+ms  handed_on_because=".+" answered_by=core$`,
 			`(?m)^     └─ core +\+[\d.]+ms +[\d.]+ms  answered=true$`,
 			`(?m)^ +[├└]─ validating admission: ValidatingAdmissionWebhook `,
-			`(?m)^ +[├└]─ storage create +\+[\d.]+ms +[\d.]+ms  storage.operation=create storage.key=/configmaps/trace-a/one storage.revision=\d+`,
+			`(?m)^ +[├└]─ storage create +\+[\d.]+ms +[\d.]+ms  storage.operation=create storage.key=/registry/configmaps/trace-a/one storage.revision=\d+`,
 		} {
 			if !regexp.MustCompile(hop).MatchString(out) {
 				t.Errorf("no hop matching %s in:\n%s", hop, out)
@@ -310,7 +310,7 @@ func TestTrace(t *testing.T) {
 				t.Errorf("span %q: %+v", name, s)
 			}
 		}
-		if s.Attributes[tracing.AttrStorageKey] != "/configmaps/trace-b/two" {
+		if s.Attributes[tracing.AttrStorageKey] != "/registry/configmaps/trace-b/two" {
 			t.Errorf("storage create's attributes: %v", s.Attributes)
 		}
 	})
