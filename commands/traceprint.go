@@ -59,7 +59,7 @@ func (p *tracePrinter) remember(t *tracing.Trace) {
 // print writes t: its summary line, then its hops.
 func (p *tracePrinter) print(t *tracing.Trace) {
 	fmt.Fprintln(p.out, summaryLine(t))
-	rows := p.rows(t, t.Start, t.Spans, "  ", map[string]bool{t.TraceID: true})
+	rows := p.rows(t, t.Start, t.Spans, "  ", true, map[string]bool{t.TraceID: true})
 	width := 0
 	for _, r := range rows {
 		width = max(width, len([]rune(r.name)))
@@ -111,7 +111,7 @@ type row struct {
 
 // rows lays out spans as a tree below prefix, with times after start. A trace that a hop caused
 // is laid out beneath it (once: visiting guards against links that go round).
-func (p *tracePrinter) rows(t *tracing.Trace, start time.Time, spans []*tracing.Span, prefix string, visiting map[string]bool) []row {
+func (p *tracePrinter) rows(t *tracing.Trace, start time.Time, spans []*tracing.Span, prefix string, top bool, visiting map[string]bool) []row {
 	var out []row
 	for i, s := range spans {
 		last := i == len(spans)-1
@@ -119,8 +119,8 @@ func (p *tracePrinter) rows(t *tracing.Trace, start time.Time, spans []*tracing.
 		if last {
 			branch, below = "└─ ", "   "
 		}
-		if prefix == "  " && len(spans) == 1 {
-			branch, below = "", ""
+		if top && len(spans) == 1 {
+			branch, below = "", "" // the request's one root: its hops hang below it
 		}
 		name := prefix + branch + s.Name
 		if s.Service != "" && s.Service != tracing.ServiceName {
@@ -134,8 +134,8 @@ func (p *tracePrinter) rows(t *tracing.Trace, start time.Time, spans []*tracing.
 		})
 		inner := prefix + below
 		for _, l := range s.Links {
-			if l.TraceID == t.TraceID {
-				continue
+			if l.TraceID == t.TraceID || visiting[l.TraceID] {
+				continue // within this trace, or the request printed above, whose hop caused this one
 			}
 			note := inner + "↪ linked to trace " + short(l.TraceID)
 			if linked, ok := p.seen[l.TraceID]; ok {
@@ -149,10 +149,10 @@ func (p *tracePrinter) rows(t *tracing.Trace, start time.Time, spans []*tracing.
 			}
 			out = append(out, row{name: inner + "↳ caused " + requestNote(caused), note: true})
 			visiting[caused.TraceID] = true
-			out = append(out, p.rows(caused, start, caused.Spans, inner+"   ", visiting)...)
+			out = append(out, p.rows(caused, start, caused.Spans, inner+"   ", false, visiting)...)
 			delete(visiting, caused.TraceID)
 		}
-		out = append(out, p.rows(t, start, s.Children, inner, visiting)...)
+		out = append(out, p.rows(t, start, s.Children, inner, false, visiting)...)
 	}
 	return out
 }
