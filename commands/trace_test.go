@@ -74,4 +74,3 @@ func TestTraceOffsets(t *testing.T) {
 		}
 	}
 }
-
