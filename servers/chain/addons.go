@@ -22,6 +22,7 @@ import (
 	"github.com/apichain/apichain/internal/kubeconfig"
 	"github.com/apichain/apichain/internal/pki"
 	"github.com/apichain/apichain/internal/rbac/bootstrappolicy"
+	"github.com/apichain/apichain/internal/tracing"
 	"github.com/apichain/apichain/servers/metrics"
 )
 
@@ -123,7 +124,7 @@ func logFailure(what string, run func() error) {
 // startMetrics runs the metrics server as --metrics says, against the chain at url. It runs
 // until ctx is done; running counts it, so that the chain is only Done once it has stopped
 // (a child process reaped, not left behind).
-func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url string, p progress, running *sync.WaitGroup) error {
+func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url string, p progress, running *sync.WaitGroup, tp *tracing.Provider) error {
 	// Written with --metrics=off too: it is what a metrics server on another host runs with.
 	kubeconfigPath := filepath.Join(o.DataDir, "metrics-server.kubeconfig")
 	if err := writeMetricsKubeconfig(kubeconfigPath, url, files); err != nil {
@@ -146,6 +147,14 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 	mo.WithdrawOnStop = true
 
 	if o.Metrics == MetricsInProcess {
+		// Its spans go where the chain's go (tracing.go).
+		mtp, err := metricsTracing(o, tp)
+		if err != nil {
+			return err
+		}
+		if mtp != nil {
+			mo.TracerProvider = mtp
+		}
 		completed, err := mo.Complete()
 		if err != nil {
 			return err

@@ -292,7 +292,7 @@ func (s *starter) waitReady() error {
 
 // startAddons starts what runs beside the servers: the metrics server (addons.go).
 func (s *starter) startAddons() error {
-	if err := startMetrics(s.ctx, s.o, s.files, s.url, s.p, &s.chain.addons); err != nil {
+	if err := startMetrics(s.ctx, s.o, s.files, s.url, s.p, &s.chain.addons, s.completed.tracing); err != nil {
 		return fmt.Errorf("starting the metrics server: %w", err)
 	}
 	return nil

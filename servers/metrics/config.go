@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	componenttracing "k8s.io/component-base/tracing"
 	"net"
 	"strings"
 	"time"
@@ -107,6 +108,13 @@ func NewConfig(o CompletedOptions) (*Config, error) {
 		TLSClientConfig: rest.TLSClientConfig{CAData: cert.CABundle, ServerName: "localhost"},
 	}
 
+	if tp := o.TracerProvider; tp != nil {
+		// The request's server span and the handlers' spans, and the delegated reviews sent
+		// back to the chain with the trace's context, so that they join the request's trace.
+		generic.TracerProvider = tp
+		o.Authentication.CustomRoundTripperFn = componenttracing.WrapperFor(tp)
+		o.Authorization.CustomRoundTripperFn = componenttracing.WrapperFor(tp)
+	}
 	if err := o.Authentication.ApplyTo(&generic.Authentication, generic.SecureServing, generic.OpenAPIConfig); err != nil {
 		return fail(fmt.Errorf("delegated authentication: %w", err))
 	}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	componenttracing "k8s.io/component-base/tracing"
 	"net"
 	"path/filepath"
 	"slices"
@@ -72,6 +73,13 @@ type Options struct {
 	// does: TokenReview, SubjectAccessReview, and kube-system/extension-apiserver-authentication.
 	Authentication *genericoptions.DelegatingAuthenticationOptions
 	Authorization  *genericoptions.DelegatingAuthorizationOptions
+
+	// TracerProvider, if set, traces the requests the server serves (its spans join the trace
+	// of the chain's request the Aggregator proxied here) and its SubjectAccessReviews and
+	// TokenReviews back to the chain: the chain's own provider for a metrics server in its
+	// process, recording into the chain's ring under the service name metrics-server. Not a
+	// flag.
+	TracerProvider componenttracing.TracerProvider
 
 	Logs *logs.Options
 }
