@@ -57,7 +57,7 @@ with an embedded etcd, and writes an admin kubeconfig for kubectl and client-go.
 	for _, fs := range fss.FlagSets {
 		cmd.Flags().AddFlagSet(fs)
 	}
-	cmd.AddCommand(metrics.NewCommand(), newEtcdctlCommand(), newAPIServiceCommand())
+	cmd.AddCommand(metrics.NewCommand(), newEtcdctlCommand(), newAPIServiceCommand(), newTraceCommand())
 	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
 	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
 	return cmd

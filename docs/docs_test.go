@@ -58,6 +58,7 @@ func TestPagesAreTrue(t *testing.T) {
 		o.MetricResolution = time.Second
 		o.Nodes = 2
 		o.Controllers = []string{"*"}
+		o.RecordTraces = true // for `chain trace` (09-watch-a-request.md)
 	})
 	root, _ := filepath.Abs("..")
 	// A page may start a server in the background (page 3b's aggregated API server); it stops

@@ -1,0 +1,76 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apichain/apichain/internal/tracing"
+)
+
+func TestTracePathFilter(t *testing.T) {
+	for _, c := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"/api/v1", "/api/v1/namespaces/default/pods", true},
+		{"/api/v1/namespaces/default", "/api/v1/namespaces/kube-system/pods", false},
+		// A glob's * stays within a segment, and the glob may match the first segments only.
+		{"/api/v1/namespaces/*/pods", "/api/v1/namespaces/default/pods", true},
+		{"/api/v1/namespaces/*/pods", "/api/v1/namespaces/default/pods/web/log", true},
+		{"/api/v1/namespaces/*/pods", "/api/v1/namespaces/default/configmaps", false},
+		{"/api/v1/namespaces/*/pods", "/api/v1/pods", false},
+		{"/apis/*.example.com", "/apis/stable.example.com/v1", true},
+		{"/apis/*.example.com", "/apis/stable.example.org/v1", false},
+	} {
+		if got := pathMatches(c.pattern, c.path); got != c.want {
+			t.Errorf("--path %s on %s: %v, want %v", c.pattern, c.path, got, c.want)
+		}
+	}
+	if err := (traceFilter{Path: "/api/[v1"}).validate(); err == nil || !strings.Contains(err.Error(), "--path") {
+		t.Errorf("a malformed glob: %v, want an error naming --path", err)
+	}
+}
+
+// A request caused by a hop of another (the metrics server's SubjectAccessReview, linked to the
+// proxy hop) is printed beneath that hop, once, even when links go round.
+func TestTracePrintsCausedRequestsBeneathTheirHop(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	top := &tracing.Trace{TraceID: "t1", Seq: 1, Start: start, DurationMs: 5,
+		Request: tracing.Request{Verb: "list", Path: "/apis/metrics.k8s.io/v1beta1/nodes", User: "admin", Code: 200, Server: "remote:v1beta1.metrics.k8s.io"},
+		Spans: []*tracing.Span{{SpanID: "a", Name: "GET", Service: "apichain", Start: start, DurationMs: 5, Children: []*tracing.Span{
+			{SpanID: "p", ParentID: "a", Name: "proxy", Service: "apichain", Start: start.Add(time.Millisecond), DurationMs: 3,
+				Attributes: map[string]string{"apichain.apiservice": "v1beta1.metrics.k8s.io"}},
+		}}}}
+	review := &tracing.Trace{TraceID: "t2", Seq: 2, Start: start.Add(2 * time.Millisecond), DurationMs: 1,
+		Request: tracing.Request{Verb: "create", Path: "/apis/authorization.k8s.io/v1/subjectaccessreviews", User: "system:metrics-server", Code: 201},
+		Spans: []*tracing.Span{{SpanID: "r", Name: "POST", Service: "apichain", Start: start.Add(2 * time.Millisecond), DurationMs: 1,
+			Links: []tracing.Link{{TraceID: "t1", SpanID: "p"}}}}}
+	var out strings.Builder
+	p := newTracePrinter(&out)
+	p.remember(top)
+	p.remember(review)
+	p.print(top)
+	got := out.String()
+	for _, want := range []string{
+		"list /apis/metrics.k8s.io/v1beta1/nodes  user=admin  200  answered by remote:v1beta1.metrics.k8s.io  5.00ms",
+		"└─ proxy",
+		"↳ caused request #2: create /apis/authorization.k8s.io/v1/subjectaccessreviews user=system:metrics-server 201",
+		"+2.00ms",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("printed:\n%s\nwant it to contain %q", got, want)
+		}
+	}
+	if strings.Count(got, "caused") != 1 {
+		t.Errorf("the review is printed %d times beneath the proxy:\n%s", strings.Count(got, "caused"), got)
+	}
+}
+
+func TestTraceOffsets(t *testing.T) {
+	for v, want := range map[float64]string{0.042: "+0.04ms", 3.2: "+3.20ms", 120: "+120ms", 2345: "+2.35s", -0.19: "-0.19ms"} {
+		if got := offset(v); got != want {
+			t.Errorf("offset(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
