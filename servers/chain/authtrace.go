@@ -138,12 +138,15 @@ func tracedAuthorizer(inner authorizer.Authorizer) authorizer.Authorizer {
 			verdict = "allow"
 		}
 		span.SetAttributes(attribute.String(tracing.AttrDecision, verdict))
-		if reason == "" && decision != authorizer.DecisionAllow && err == nil {
-			// RBAC gives no reason to deny: nothing it holds grants the request.
-			reason = "no authorizer allowed it: no RBAC role bound to the user grants " + a.GetVerb() + " on " + describeResource(a)
+		// RBAC gives no reason to deny: nothing it holds grants the request. The span says so;
+		// the caller's answer keeps kube-apiserver's reason (none), so 403 messages and
+		// `kubectl auth can-i` read as kube-apiserver's.
+		spanReason := reason
+		if spanReason == "" && decision != authorizer.DecisionAllow && err == nil {
+			spanReason = "no authorizer allowed it: no RBAC role bound to the user grants " + a.GetVerb() + " on " + describeResource(a)
 		}
-		if reason != "" {
-			span.SetAttributes(attribute.String(tracing.AttrReason, reason))
+		if spanReason != "" {
+			span.SetAttributes(attribute.String(tracing.AttrReason, spanReason))
 		}
 		if err != nil {
 			span.SetStatus(codes.Error, err.Error())
