@@ -154,8 +154,6 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 	mo.KubeletPreferredAddressTypes = []string{"InternalIP", "ExternalIP", "Hostname"}
 	// Stopped with the chain, it takes its registration along: the next start finds none.
 	mo.WithdrawOnStop = true
-	// Stopped with the chain, it takes its registration along: the next start finds none.
-	mo.WithdrawOnStop = true
 
 	if o.Metrics == MetricsInProcess {
 		// Its spans go where the chain's go (tracing.go).
