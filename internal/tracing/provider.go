@@ -47,6 +47,7 @@ type Provider struct {
 	componenttracing.TracerProvider
 	ring     *Ring
 	ownsRing bool
+	export   *tracingapi.TracingConfiguration
 }
 
 // New builds a provider as o says. With nothing to record, export or report, it is
@@ -84,7 +85,7 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 		opts = append(opts, sdktrace.WithSpanProcessor(reporter{o.Report}))
 	}
 	opts = append(opts, sdktrace.WithSampler(newSampler(rate, ring != nil || o.Report != nil)))
-	return &Provider{TracerProvider: sdktrace.NewTracerProvider(opts...), ring: ring, ownsRing: owns}, nil
+	return &Provider{TracerProvider: sdktrace.NewTracerProvider(opts...), ring: ring, ownsRing: owns, export: o.Export}, nil
 }
 
 // newOTLPExporter is the exporter of component-base's tracing.NewProvider: OTLP/gRPC without
@@ -103,6 +104,10 @@ func newOTLPExporter(ctx context.Context, c *tracingapi.TracingConfiguration) (s
 
 // Ring is the ring the provider records into, or nil.
 func (p *Provider) Ring() *Ring { return p.ring }
+
+// Export is the collector the provider exports to, or nil: a part of the same process that
+// traces to the same place builds its own provider from it.
+func (p *Provider) Export() *tracingapi.TracingConfiguration { return p.export }
 
 // Enabled says whether anything is recorded or exported: the chain adds its wrappers only then.
 func (p *Provider) Enabled() bool {

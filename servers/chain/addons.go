@@ -157,7 +157,7 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 
 	if o.Metrics == MetricsInProcess {
 		// Its spans go where the chain's go (tracing.go).
-		mtp, err := metricsTracing(o, tp)
+		mtp, err := metricsTracing(tp)
 		if err != nil {
 			return err
 		}

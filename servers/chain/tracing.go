@@ -65,17 +65,9 @@ func installTraceHandlers(head *genericapiserver.GenericAPIServer, tp *tracing.P
 // metricsTracing is the tracer provider of a metrics server in the chain's process: its spans,
 // under the service name metrics-server, go into the chain's ring and to the chain's
 // collector, if any. nil when the chain traces nothing.
-func metricsTracing(o CompletedOptions, chainTP *tracing.Provider) (*tracing.Provider, error) {
+func metricsTracing(chainTP *tracing.Provider) (*tracing.Provider, error) {
 	if chainTP == nil || !chainTP.Enabled() {
 		return nil, nil
 	}
-	var export *tracingapi.TracingConfiguration
-	if o.TracingConfigFile != "" {
-		c, err := tracing.ReadConfigFile(o.TracingConfigFile)
-		if err != nil {
-			return nil, fmt.Errorf("--tracing-config-file: %w", err)
-		}
-		export = c
-	}
-	return tracing.New(context.Background(), tracing.Options{ServiceName: "metrics-server", Ring: chainTP.Ring(), Export: export})
+	return tracing.New(context.Background(), tracing.Options{ServiceName: "metrics-server", Ring: chainTP.Ring(), Export: chainTP.Export()})
 }
