@@ -40,22 +40,10 @@ func TestAggregatedServersConfigController(t *testing.T) {
 	}
 
 	// The grant kubernetes' aggregator e2e test gives sample-apiserver.
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "apf-test-aggregated-reader"}, Rules: []rbacv1.PolicyRule{
-		{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
-		{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"*"}},
-		{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{flowcontrolv1.GroupName}, Resources: []string{"prioritylevelconfigurations", "flowschemas"}},
-	}}
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "sample-apiserver"}}}
-	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{}) })
-	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{}) })
+	grant(t, cs, "apf-test-aggregated-reader", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "sample-apiserver"},
+		rbacv1.PolicyRule{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
+		rbacv1.PolicyRule{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"*"}},
+		rbacv1.PolicyRule{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{flowcontrolv1.GroupName}, Resources: []string{"prioritylevelconfigurations", "flowschemas"}})
 
 	// The controller as k8s.io/apiserver's RecommendedOptions makes it (its default limit, 600).
 	factory := informers.NewSharedInformerFactory(sa, 0)

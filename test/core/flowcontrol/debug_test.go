@@ -1,14 +1,12 @@
 package flowcontrol_test
 
 import (
-	"context"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/apichain/apichain/test/testchain"
@@ -47,7 +45,6 @@ func TestDebugDumps(t *testing.T) {
 // kube-apiserver's bootstrap roles only cluster-admin's nonResourceURLs "*" reaches them, so
 // a user may read them only with a role that grants get on their path.
 func TestDebugDumpsAuthorized(t *testing.T) {
-	ctx := context.Background()
 	cs, _ := testchain.Clients(t, shared)
 	out := dump(t, testchain.UserConfig(t, shared, "apf-user"), "dump_priority_levels", http.StatusForbidden)
 	if want := `User \"apf-user\" cannot get path \"` + dumps + `dump_priority_levels\"`; !strings.Contains(out, want) {
@@ -55,19 +52,8 @@ func TestDebugDumpsAuthorized(t *testing.T) {
 	}
 	dump(t, rest.AnonymousClientConfig(shared.Admin), "dump_queues", http.StatusForbidden)
 
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "apf-debug-reader"},
-		Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, NonResourceURLs: []string{dumps + "*"}}}}
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "apf-debug-reader"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "apf-reader"}}}
-	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{}) })
-	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{}) })
+	grant(t, cs, "apf-debug-reader", rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "apf-reader"},
+		rbacv1.PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{dumps + "*"}})
 	reader := testchain.UserConfig(t, shared, "apf-reader")
 	// RBAC reads bindings through informers: the grant takes effect a moment later.
 	testchain.WaitFor(t, func() bool {
