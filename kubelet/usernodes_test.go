@@ -40,7 +40,7 @@ func TestNodesCreatedForTheSimulator(t *testing.T) {
 		}
 	}
 	create("kwok-node", metav1.ObjectMeta{Annotations: map[string]string{kubelet.NodeAnnotation: kubelet.NodeAnnotationValue}})
-	kwokNode := cl.readyNode(t, "kwok-node")
+	kwokNode := cl.readyNodeWithRange(t, "kwok-node")
 	if got := kwokNode.Status.Capacity[corev1.ResourceCPU]; got.String() != "32" {
 		t.Errorf("kwok-node capacity cpu %s, want the 32 it was created with", got.String())
 	}
@@ -71,8 +71,26 @@ func TestNodesCreatedForTheSimulator(t *testing.T) {
 	if err := client.CoreV1().Nodes().Delete(ctx, "kwok-node", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	labelled := cl.readyNode(t, "labelled-node")
+	labelled := cl.readyNodeWithRange(t, "labelled-node")
 	if labelled.Spec.PodCIDR != kwokNode.Spec.PodCIDR {
 		t.Errorf("labelled-node got range %q, want the freed %q", labelled.Spec.PodCIDR, kwokNode.Spec.PodCIDR)
 	}
+}
+
+// readyNodeWithRange waits until node name is Ready and has its pod range. The two come apart:
+// the simulator reports a node Ready at once, as kwok does, and the node-ipam-controller
+// assigns the range when it gets to the node.
+func (cl *cluster) readyNodeWithRange(t *testing.T, name string) *corev1.Node {
+	t.Helper()
+	cl.readyNode(t, name)
+	var node *corev1.Node
+	eventually(t, "node "+name+" given a pod range", func(ctx context.Context) (bool, error) {
+		n, err := cl.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil || n.Spec.PodCIDR == "" {
+			return false, nil
+		}
+		node = n
+		return true, nil
+	})
+	return node
 }

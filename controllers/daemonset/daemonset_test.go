@@ -2,6 +2,7 @@ package daemonset_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -196,9 +197,17 @@ func onePodPerNode(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Gone at the end even if this test fails, or the next ones would wait for a fourth node.
+	t.Cleanup(func() { _ = e.cs.CoreV1().Nodes().Delete(context.Background(), "late-node", metav1.DeleteOptions{}) })
 	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
 	node.Status.Allocatable = corev1.ResourceList{corev1.ResourcePods: resource.MustParse("110")}
-	if _, err := e.cs.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+	// A patch, not an update: the node-ipam and node-lifecycle controllers write the new node
+	// too, and an update from the created copy would meet a conflict.
+	status, err := json.Marshal(map[string]any{"status": node.Status})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.cs.CoreV1().Nodes().Patch(ctx, "late-node", types.StrategicMergePatchType, status, metav1.PatchOptions{}, "status"); err != nil {
 		t.Fatal(err)
 	}
 	testchain.Eventually(t, "a pod bound to the new node", func(ctx context.Context) (bool, error) {
