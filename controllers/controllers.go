@@ -56,8 +56,14 @@ import (
 // Context is what every controller is started with. Make a new one for every Run: its
 // informers stop, and its controllers are waited for, with the Run.
 type Context struct {
+	// Client and Metadata are the controller manager's own clients: its informers and discovery
+	// use them, and, without Credentials, every controller acts through them.
 	Client   kubernetes.Interface
 	Metadata metadata.Interface
+	// Credentials, when set, give each controller an identity of its own (credentials.go): the
+	// controller manager's controllers act as their service accounts, the scheduler as
+	// system:kube-scheduler, each simulated kubelet as its node.
+	Credentials *Credentials
 	// Informers is the one informer factory of the controllers, the scheduler and the simulated
 	// kubelets (internal/sharedinformers: objects kept without their managedFields); Run starts
 	// it after every Start, and shuts it down once every controller has returned.
@@ -109,9 +115,13 @@ type Controller struct {
 	// Requires lists the resources the controller works on: when the chain does not serve one of
 	// them, the controller is not started (its informers would never sync).
 	Requires []schema.GroupVersionResource
-	// Start sets the controller up on c's informers and runs it with c.Go; it stops when ctx
-	// is done.
-	Start func(ctx context.Context, c *Context) error
+	// ServiceAccount is the service account in kube-system that kube-controller-manager's
+	// controller of the same name acts as with --use-service-account-credentials, and that the
+	// bootstrap policy binds to its role system:controller:<ServiceAccount>.
+	ServiceAccount string
+	// Start sets the controller up on c's informers and runs it with c.Go, acting through as;
+	// it stops when ctx is done.
+	Start func(ctx context.Context, c *Context, as Clients) error
 }
 
 // Names of the controllers (kube-controller-manager's where it has the controller).
@@ -139,30 +149,30 @@ const (
 // All lists every controller, in start order.
 func All() []Controller {
 	return []Controller{
-		{Name: Namespace, Aliases: []string{"namespace"}, Start: startNamespace},
-		{Name: GarbageCollector, Aliases: []string{"garbagecollector"}, Start: startGarbageCollector},
-		{Name: ServiceAccount, Aliases: []string{"serviceaccount"}, Start: startServiceAccount},
-		{Name: RootCACertificatePublisher, Aliases: []string{"root-ca-cert-publisher"}, Start: startRootCACertificatePublisher},
-		{Name: ClusterRoleAggregation, Aliases: []string{"clusterrole-aggregation"}, Start: startClusterRoleAggregation,
+		{Name: Namespace, Aliases: []string{"namespace"}, ServiceAccount: "namespace-controller", Start: startNamespace},
+		{Name: GarbageCollector, Aliases: []string{"garbagecollector"}, ServiceAccount: "generic-garbage-collector", Start: startGarbageCollector},
+		{Name: ServiceAccount, Aliases: []string{"serviceaccount"}, ServiceAccount: "service-account-controller", Start: startServiceAccount},
+		{Name: RootCACertificatePublisher, Aliases: []string{"root-ca-cert-publisher"}, ServiceAccount: "root-ca-cert-publisher", Start: startRootCACertificatePublisher},
+		{Name: ClusterRoleAggregation, Aliases: []string{"clusterrole-aggregation"}, ServiceAccount: "clusterrole-aggregation-controller", Start: startClusterRoleAggregation,
 			Requires: []schema.GroupVersionResource{rbacv1.SchemeGroupVersion.WithResource("clusterroles")}},
-		{Name: Deployment, Aliases: []string{"deployment"}, Start: startDeployment,
+		{Name: Deployment, Aliases: []string{"deployment"}, ServiceAccount: "deployment-controller", Start: startDeployment,
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("deployments"), appsv1.SchemeGroupVersion.WithResource("replicasets")}},
-		{Name: ReplicaSet, Aliases: []string{"replicaset"}, Start: startReplicaSet,
+		{Name: ReplicaSet, Aliases: []string{"replicaset"}, ServiceAccount: "replicaset-controller", Start: startReplicaSet,
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("replicasets")}},
-		{Name: ReplicationController, Aliases: []string{"replicationcontroller"}, Start: startReplicationController},
-		{Name: Job, Aliases: []string{"job"}, Start: startJob,
+		{Name: ReplicationController, Aliases: []string{"replicationcontroller"}, ServiceAccount: "replication-controller", Start: startReplicationController},
+		{Name: Job, Aliases: []string{"job"}, ServiceAccount: "job-controller", Start: startJob,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
-		{Name: TTLAfterFinished, Aliases: []string{"ttl-after-finished"}, Start: startTTLAfterFinished,
+		{Name: TTLAfterFinished, Aliases: []string{"ttl-after-finished"}, ServiceAccount: "ttl-after-finished-controller", Start: startTTLAfterFinished,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("jobs")}},
-		{Name: StatefulSet, Aliases: []string{"statefulset"}, Start: startStatefulSet,
+		{Name: StatefulSet, Aliases: []string{"statefulset"}, ServiceAccount: "statefulset-controller", Start: startStatefulSet,
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("statefulsets"), appsv1.SchemeGroupVersion.WithResource("controllerrevisions")}},
-		{Name: DaemonSet, Aliases: []string{"daemonset"}, Start: startDaemonSet,
+		{Name: DaemonSet, Aliases: []string{"daemonset"}, ServiceAccount: "daemon-set-controller", Start: startDaemonSet,
 			Requires: []schema.GroupVersionResource{appsv1.SchemeGroupVersion.WithResource("daemonsets"), appsv1.SchemeGroupVersion.WithResource("controllerrevisions")}},
-		{Name: CronJob, Aliases: []string{"cronjob"}, Start: startCronJob,
+		{Name: CronJob, Aliases: []string{"cronjob"}, ServiceAccount: "cronjob-controller", Start: startCronJob,
 			Requires: []schema.GroupVersionResource{batchv1.SchemeGroupVersion.WithResource("cronjobs"), batchv1.SchemeGroupVersion.WithResource("jobs")}},
-		{Name: NodeLifecycle, Aliases: []string{"nodelifecycle"}, Start: startNodeLifecycle},
-		{Name: PodGarbageCollector, Aliases: []string{"podgc"}, Start: startPodGC},
-		{Name: NodeIPAM, Aliases: []string{"nodeipam"}, Start: startNodeIPAM},
+		{Name: NodeLifecycle, Aliases: []string{"nodelifecycle"}, ServiceAccount: "node-controller", Start: startNodeLifecycle},
+		{Name: PodGarbageCollector, Aliases: []string{"podgc"}, ServiceAccount: "pod-garbage-collector", Start: startPodGC},
+		{Name: NodeIPAM, Aliases: []string{"nodeipam"}, ServiceAccount: "node-controller", Start: startNodeIPAM},
 		{Name: Scheduler, Start: startScheduler},
 		{Name: SimulatedKubelet, Start: startKubelets},
 	}
@@ -206,7 +216,11 @@ func Run(ctx context.Context, c *Context, enabled func(name string) bool) error 
 			klog.InfoS("not starting controller: the chain does not serve what it works on", "controller", ctrl.Name, "resources", missing)
 			continue
 		}
-		if err := ctrl.Start(ctx, c); err != nil {
+		as, err := c.clientsFor(ctrl)
+		if err != nil {
+			return fmt.Errorf("the clients of %s: %w", ctrl.Name, err)
+		}
+		if err := ctrl.Start(ctx, c, as); err != nil {
 			return fmt.Errorf("starting %s: %w", ctrl.Name, err)
 		}
 		klog.V(1).InfoS("started controller", "controller", ctrl.Name)
@@ -234,8 +248,8 @@ func unserved(c *Context, resources []schema.GroupVersionResource) []string {
 	return missing
 }
 
-func startNamespace(ctx context.Context, c *Context) error {
-	nc, err := namespace.New(c.Client, c.Metadata, c.Informers.Core().V1().Namespaces())
+func startNamespace(ctx context.Context, c *Context, as Clients) error {
+	nc, err := namespace.New(as.Client, as.Metadata, c.Informers.Core().V1().Namespaces())
 	if err != nil {
 		return err
 	}
@@ -248,14 +262,14 @@ func startNamespace(ctx context.Context, c *Context) error {
 // CRDs come and go with tests, 10 s.
 const gcSyncPeriod = 10 * time.Second
 
-func startGarbageCollector(ctx context.Context, c *Context) error {
-	gc := garbagecollector.New(c.Metadata, c.Client.Discovery(), c.RESTMapper, c.Informers)
+func startGarbageCollector(ctx context.Context, c *Context, as Clients) error {
+	gc := garbagecollector.New(as.Metadata, as.Client.Discovery(), c.RESTMapper, c.Informers)
 	c.Go(func() { gc.Run(ctx, 20, gcSyncPeriod) }) // kube-controller-manager's --concurrent-gc-syncs
 	return nil
 }
 
-func startServiceAccount(ctx context.Context, c *Context) error {
-	sac, err := serviceaccount.New(c.Client, c.Informers.Core().V1().Namespaces(), c.Informers.Core().V1().ServiceAccounts())
+func startServiceAccount(ctx context.Context, c *Context, as Clients) error {
+	sac, err := serviceaccount.New(as.Client, c.Informers.Core().V1().Namespaces(), c.Informers.Core().V1().ServiceAccounts())
 	if err != nil {
 		return err
 	}
@@ -263,8 +277,8 @@ func startServiceAccount(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startRootCACertificatePublisher(ctx context.Context, c *Context) error {
-	p, err := rootcacertpublisher.New(c.Client, c.RootCA, c.Informers.Core().V1().Namespaces(), c.Informers.Core().V1().ConfigMaps())
+func startRootCACertificatePublisher(ctx context.Context, c *Context, as Clients) error {
+	p, err := rootcacertpublisher.New(as.Client, c.RootCA, c.Informers.Core().V1().Namespaces(), c.Informers.Core().V1().ConfigMaps())
 	if err != nil {
 		return err
 	}
@@ -272,8 +286,8 @@ func startRootCACertificatePublisher(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startClusterRoleAggregation(ctx context.Context, c *Context) error {
-	crac, err := clusterroleaggregation.New(c.Client.RbacV1(), c.Informers.Rbac().V1().ClusterRoles())
+func startClusterRoleAggregation(ctx context.Context, c *Context, as Clients) error {
+	crac, err := clusterroleaggregation.New(as.Client.RbacV1(), c.Informers.Rbac().V1().ClusterRoles())
 	if err != nil {
 		return err
 	}
@@ -284,8 +298,8 @@ func startClusterRoleAggregation(ctx context.Context, c *Context) error {
 // The workload controllers run kube-controller-manager's default number of workers
 // (--concurrent-deployment-syncs, --concurrent-replicaset-syncs, …: 5).
 
-func startDeployment(ctx context.Context, c *Context) error {
-	dc, err := deployment.New(c.Client, c.Informers.Apps().V1().Deployments(), c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods())
+func startDeployment(ctx context.Context, c *Context, as Clients) error {
+	dc, err := deployment.New(as.Client, c.Informers.Apps().V1().Deployments(), c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods())
 	if err != nil {
 		return err
 	}
@@ -293,8 +307,8 @@ func startDeployment(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startReplicaSet(ctx context.Context, c *Context) error {
-	rsc, err := replicaset.NewForReplicaSets(c.Client, c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods())
+func startReplicaSet(ctx context.Context, c *Context, as Clients) error {
+	rsc, err := replicaset.NewForReplicaSets(as.Client, c.Informers.Apps().V1().ReplicaSets(), c.Informers.Core().V1().Pods())
 	if err != nil {
 		return err
 	}
@@ -302,8 +316,8 @@ func startReplicaSet(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startReplicationController(ctx context.Context, c *Context) error {
-	rcc, err := replicaset.NewForReplicationControllers(c.Client, c.Informers.Core().V1().ReplicationControllers(), c.Informers.Core().V1().Pods())
+func startReplicationController(ctx context.Context, c *Context, as Clients) error {
+	rcc, err := replicaset.NewForReplicationControllers(as.Client, c.Informers.Core().V1().ReplicationControllers(), c.Informers.Core().V1().Pods())
 	if err != nil {
 		return err
 	}
@@ -311,8 +325,8 @@ func startReplicationController(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startJob(ctx context.Context, c *Context) error {
-	jc, err := job.New(c.Client, c.Informers.Batch().V1().Jobs(), c.Informers.Core().V1().Pods())
+func startJob(ctx context.Context, c *Context, as Clients) error {
+	jc, err := job.New(as.Client, c.Informers.Batch().V1().Jobs(), c.Informers.Core().V1().Pods())
 	if err != nil {
 		return err
 	}
@@ -320,8 +334,8 @@ func startJob(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startTTLAfterFinished(ctx context.Context, c *Context) error {
-	tc, err := ttlafterfinished.New(c.Client, c.Informers.Batch().V1().Jobs())
+func startTTLAfterFinished(ctx context.Context, c *Context, as Clients) error {
+	tc, err := ttlafterfinished.New(as.Client, c.Informers.Batch().V1().Jobs())
 	if err != nil {
 		return err
 	}
@@ -329,8 +343,8 @@ func startTTLAfterFinished(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startStatefulSet(ctx context.Context, c *Context) error {
-	sc, err := statefulset.New(c.Client, c.Informers.Apps().V1().StatefulSets(), c.Informers.Core().V1().Pods(),
+func startStatefulSet(ctx context.Context, c *Context, as Clients) error {
+	sc, err := statefulset.New(as.Client, c.Informers.Apps().V1().StatefulSets(), c.Informers.Core().V1().Pods(),
 		c.Informers.Core().V1().PersistentVolumeClaims(), c.Informers.Apps().V1().ControllerRevisions())
 	if err != nil {
 		return err
@@ -339,8 +353,8 @@ func startStatefulSet(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startDaemonSet(ctx context.Context, c *Context) error {
-	dc, err := daemonset.New(c.Client, c.Informers.Apps().V1().DaemonSets(), c.Informers.Core().V1().Pods(),
+func startDaemonSet(ctx context.Context, c *Context, as Clients) error {
+	dc, err := daemonset.New(as.Client, c.Informers.Apps().V1().DaemonSets(), c.Informers.Core().V1().Pods(),
 		c.Informers.Core().V1().Nodes(), c.Informers.Apps().V1().ControllerRevisions())
 	if err != nil {
 		return err
@@ -349,8 +363,8 @@ func startDaemonSet(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startCronJob(ctx context.Context, c *Context) error {
-	cc, err := cronjob.New(c.Client, c.Informers.Batch().V1().CronJobs(), c.Informers.Batch().V1().Jobs())
+func startCronJob(ctx context.Context, c *Context, as Clients) error {
+	cc, err := cronjob.New(as.Client, c.Informers.Batch().V1().CronJobs(), c.Informers.Batch().V1().Jobs())
 	if err != nil {
 		return err
 	}
@@ -358,8 +372,8 @@ func startCronJob(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startNodeLifecycle(ctx context.Context, c *Context) error {
-	nlc, err := nodelifecycle.New(c.Client, c.Informers.Core().V1().Nodes())
+func startNodeLifecycle(ctx context.Context, c *Context, as Clients) error {
+	nlc, err := nodelifecycle.New(as.Client, c.Informers.Core().V1().Nodes())
 	if err != nil {
 		return err
 	}
@@ -367,8 +381,8 @@ func startNodeLifecycle(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startPodGC(ctx context.Context, c *Context) error {
-	gc, err := podgc.New(podgc.Config{Client: c.Client, Quarantine: podgc.Quarantine, Threshold: podgc.TerminatedPodThreshold},
+func startPodGC(ctx context.Context, c *Context, as Clients) error {
+	gc, err := podgc.New(podgc.Config{Client: as.Client, Quarantine: podgc.Quarantine, Threshold: podgc.TerminatedPodThreshold},
 		c.Informers.Core().V1().Pods(), c.Informers.Core().V1().Nodes())
 	if err != nil {
 		return err
@@ -377,8 +391,8 @@ func startPodGC(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startScheduler(ctx context.Context, c *Context) error {
-	s, err := scheduler.New(c.Client, c.Informers.Core().V1().Pods(), c.Informers.Core().V1().Nodes())
+func startScheduler(ctx context.Context, c *Context, as Clients) error {
+	s, err := scheduler.New(as.Client, c.Informers.Core().V1().Pods(), c.Informers.Core().V1().Nodes())
 	if err != nil {
 		return err
 	}
@@ -386,8 +400,8 @@ func startScheduler(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startNodeIPAM(ctx context.Context, c *Context) error {
-	ipam, err := nodeipam.New(c.Client, c.Informers.Core().V1().Nodes(), nodeipam.Config{
+func startNodeIPAM(ctx context.Context, c *Context, as Clients) error {
+	ipam, err := nodeipam.New(as.Client, c.Informers.Core().V1().Nodes(), nodeipam.Config{
 		ClusterCIDR: c.ClusterCIDR, NodeMaskSize: c.NodeCIDRMaskSize, ServiceCIDR: c.ServiceCIDR})
 	if err != nil {
 		return err
@@ -396,10 +410,21 @@ func startNodeIPAM(ctx context.Context, c *Context) error {
 	return nil
 }
 
-func startKubelets(ctx context.Context, c *Context) error {
-	sim, err := kubelet.New(kubelet.Config{Client: c.Client, Informers: c.Informers, Host: true, Nodes: c.Nodes,
+func startKubelets(ctx context.Context, c *Context, as Clients) error {
+	kc := kubelet.Config{Client: as.Client, Informers: c.Informers, Host: true, Nodes: c.Nodes,
 		StatusReportFrequency: c.NodeStatusReportFrequency,
-		ServingCert:           c.KubeletCert, ServingKey: c.KubeletKey, ClientCA: c.KubeletClientCA})
+		ServingCert:           c.KubeletCert, ServingKey: c.KubeletKey, ClientCA: c.KubeletClientCA}
+	if c.Credentials != nil {
+		// Each node's kubelet acts as its node.
+		kc.NodeClient = func(name string) (kubernetes.Interface, error) {
+			cfg, err := c.Credentials.Node(name)
+			if err != nil {
+				return nil, err
+			}
+			return kubernetes.NewForConfig(cfg)
+		}
+	}
+	sim, err := kubelet.New(kc)
 	if err != nil {
 		return err
 	}

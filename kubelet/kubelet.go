@@ -99,7 +99,13 @@ const nodeWorkers, podWorkers = 8, 8
 
 // Config says which kubelets to simulate and where their endpoint serves.
 type Config struct {
+	// Client is the simulator's client when NodeClient is nil, and for what no one node does.
 	Client kubernetes.Interface
+	// NodeClient, when set, gives each node's kubelet a client of its own, acting as that
+	// node: user system:node:<name> in group system:nodes, as a kubelet's client certificate
+	// says. Each node's registration, status, Lease and pods go through its own client; the
+	// endpoints ask the chain who calls them through the first node's (the host's).
+	NodeClient func(name string) (kubernetes.Interface, error)
 	// Informers is the shared informer factory (internal/sharedinformers) that the simulator
 	// reads Nodes and Pods from; nil gives it one of its own. A shared one is started by its
 	// owner (Run starts it too, which changes nothing) and shut down by its owner.
@@ -131,6 +137,11 @@ type Config struct {
 // Simulator is every simulated kubelet. Build it with New, start it with Run.
 type Simulator struct {
 	client  kubernetes.Interface
+	// nodeClient makes a node's client (Config.NodeClient; nil: client for every node) and
+	// nodeClients keeps those made.
+	nodeClient  func(name string) (kubernetes.Interface, error)
+	clientsMu   sync.Mutex
+	nodeClients map[string]kubernetes.Interface
 	bind    netip.Addr
 	cert    tls.Certificate
 	guard   *guard
@@ -192,11 +203,8 @@ func New(c Config) (*Simulator, error) {
 	if len(c.ClientCA) == 0 {
 		return nil, errors.New("kubelet simulator: ClientCA is required")
 	}
-	g, err := newGuard(c.Client, c.ClientCA)
-	if err != nil {
-		return nil, fmt.Errorf("kubelet simulator: %w", err)
-	}
-	s := &Simulator{client: c.Client, bind: bind, cert: cert, guard: g, byName: map[string]*node{}, gone: sets.New[string](),
+	s := &Simulator{client: c.Client, nodeClient: c.NodeClient, nodeClients: map[string]kubernetes.Interface{},
+		bind: bind, cert: cert, byName: map[string]*node{}, gone: sets.New[string](),
 		usage: newUsageModel(), logs: newLogBook(), heartbeat: leaseRenewInterval, statusReport: c.StatusReportFrequency,
 		informers: c.Informers}
 	if s.statusReport <= 0 {
@@ -216,6 +224,18 @@ func New(c Config) (*Simulator, error) {
 			return nil, fmt.Errorf("kubelet simulator: the host is named %s, like a simulated node", name)
 		}
 		s.registers = append(s.registers, name)
+	}
+	// The endpoints' TokenReviews and SubjectAccessReviews, as a kubelet's webhook
+	// authentication and authorization make them with its own credentials.
+	reviews := c.Client
+	if len(s.registers) > 0 {
+		var err error
+		if reviews, err = s.clientOf(s.registers[0]); err != nil {
+			return nil, fmt.Errorf("kubelet simulator: %w", err)
+		}
+	}
+	if s.guard, err = newGuard(reviews, c.ClientCA); err != nil {
+		return nil, fmt.Errorf("kubelet simulator: %w", err)
 	}
 	if s.informers == nil {
 		s.informers, s.ownFactory = sharedinformers.New(c.Client), true
@@ -246,6 +266,24 @@ func (s *Simulator) watch() error {
 	}
 	_, err := pods.Informer().AddEventHandler(s.podHandler())
 	return err
+}
+
+// clientOf returns the client of the named node's kubelet (Config.NodeClient), made once.
+func (s *Simulator) clientOf(name string) (kubernetes.Interface, error) {
+	if s.nodeClient == nil {
+		return s.client, nil
+	}
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	if c, ok := s.nodeClients[name]; ok {
+		return c, nil
+	}
+	c, err := s.nodeClient(name)
+	if err != nil {
+		return nil, fmt.Errorf("the client of node %s: %w", name, err)
+	}
+	s.nodeClients[name] = c
+	return c, nil
 }
 
 // Registers are the names of the nodes s registers itself, the host first.

@@ -111,7 +111,11 @@ func (s *Simulator) syncNode(ctx context.Context, name string) error {
 		// already there reconciles the labels it owns, once.
 		obj := cached.DeepCopy()
 		if s.reconcileMeta(obj, n) {
-			if cached, err = s.client.CoreV1().Nodes().Update(ctx, obj, asKubelet); err != nil {
+			client, err := s.clientOf(name)
+			if err != nil {
+				return err
+			}
+			if cached, err = client.CoreV1().Nodes().Update(ctx, obj, asKubelet); err != nil {
 				return fmt.Errorf("updating node %s: %w", name, err)
 			}
 		}
@@ -121,7 +125,11 @@ func (s *Simulator) syncNode(ctx context.Context, name string) error {
 	obj := cached.DeepCopy()
 	s.setStatus(obj, n, now)
 	if now.Sub(n.lastStatus) >= s.statusReport || statusChanged(&cached.Status, &obj.Status) {
-		if cached, err = s.client.CoreV1().Nodes().UpdateStatus(ctx, obj, asKubelet); err != nil {
+		client, err := s.clientOf(name)
+		if err != nil {
+			return err
+		}
+		if cached, err = client.CoreV1().Nodes().UpdateStatus(ctx, obj, asKubelet); err != nil {
 			return fmt.Errorf("posting status of node %s: %w", name, err)
 		}
 		n.lastStatus = now
@@ -138,6 +146,10 @@ func (s *Simulator) syncNode(ctx context.Context, name string) error {
 
 // register creates a node the simulator registers itself, and its Lease.
 func (s *Simulator) register(ctx context.Context, name string) error {
+	client, err := s.clientOf(name)
+	if err != nil {
+		return err
+	}
 	n, err := s.start(name)
 	if err != nil {
 		return err
@@ -146,7 +158,7 @@ func (s *Simulator) register(ctx context.Context, name string) error {
 	obj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	s.reconcileMeta(obj, n)
 	s.setStatus(obj, n, now)
-	created, err := s.client.CoreV1().Nodes().Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
+	created, err := client.CoreV1().Nodes().Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
 	if err != nil {
 		// AlreadyExists: the cache is behind; the next try finds it there.
 		s.stop(n)
@@ -338,7 +350,11 @@ func merge(dst *corev1.ResourceList, src corev1.ResourceList, replace bool) {
 // apimachinery/lease): it updates the lease it last wrote, and reads it again only when that
 // fails.
 func (s *Simulator) renewLease(ctx context.Context, n *node, obj *corev1.Node) error {
-	leases := s.client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	client, err := s.clientOf(obj.Name)
+	if err != nil {
+		return err
+	}
+	leases := client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
 	owner := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: obj.Name, UID: obj.UID}}
 	if n.lease == nil {
 		lease, err := leases.Get(ctx, obj.Name, metav1.GetOptions{})

@@ -85,7 +85,11 @@ func (s *Simulator) syncPod(ctx context.Context, key string) error {
 	}
 	updated := pod.DeepCopy()
 	updated.Status = *status
-	_, err = s.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, updated, asKubelet)
+	client, err := s.clientOf(pod.Spec.NodeName)
+	if err != nil {
+		return err
+	}
+	_, err = client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, updated, asKubelet)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -95,7 +99,11 @@ func (s *Simulator) syncPod(ctx context.Context, key string) error {
 // finish ends a pod whose deletion has begun: its containers "stopped" at once, so the
 // kubelet's status manager deletes it for good (grace period 0, only this very pod).
 func (s *Simulator) finish(ctx context.Context, pod *corev1.Pod) error {
-	err := s.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
+	client, err := s.clientOf(pod.Spec.NodeName)
+	if err != nil {
+		return err
+	}
+	err = client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
 		GracePeriodSeconds: ptr.To[int64](0),
 		Preconditions:      metav1.NewUIDPreconditions(string(pod.UID)),
 	})

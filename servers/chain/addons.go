@@ -13,9 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apiserver/pkg/authentication/user"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/apichain/apichain/controllers"
@@ -31,8 +33,8 @@ import (
 // make pods run and report usage, and the metrics server, which serves that usage through the
 // aggregator.
 
-// addControllers registers the post-start hook that starts the enabled controllers with the
-// loopback client, as kube-apiserver starts its own controllers. running counts every term of
+// addControllers registers the post-start hook that starts the enabled controllers, each with
+// the identity it has in a cluster (controllerCredentials). running counts every term of
 // controllers until they have all returned: the chain closes etcd only after that.
 func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, files pki.Files, running *sync.WaitGroup) error {
 	// What every term's Context is made from (a Context is used for one term only).
@@ -95,18 +97,24 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 		}
 	}
 	return s.AddPostStartHook("start-chain-controllers", func(hc genericapiserver.PostStartHookContext) error {
-		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+		creds, err := controllerCredentials(hc.LoopbackClientConfig, files)
 		if err != nil {
 			return err
 		}
-		meta, err := metadata.NewForConfig(hc.LoopbackClientConfig)
+		// The controller manager's own clients (system:kube-controller-manager): its informers,
+		// discovery, leader election, and the tokens of its controllers' service accounts.
+		client, err := kubernetes.NewForConfig(creds.ControllerManager)
+		if err != nil {
+			return err
+		}
+		meta, err := metadata.NewForConfig(creds.ControllerManager)
 		if err != nil {
 			return err
 		}
 		start := func(ctx context.Context) error {
 			// A fresh Context and informers for every term of leadership: the last term's
 			// stopped with it.
-			term := &controllers.Context{Client: client, Metadata: meta, Informers: sharedinformers.New(client),
+			term := &controllers.Context{Client: client, Metadata: meta, Credentials: creds, Informers: sharedinformers.New(client),
 				RootCA: c.RootCA, ClusterCIDR: c.ClusterCIDR, ServiceCIDR: c.ServiceCIDR, NodeCIDRMaskSize: c.NodeCIDRMaskSize,
 				Nodes: c.Nodes, NodeStatusReportFrequency: c.NodeStatusReportFrequency,
 				KubeletCert: c.KubeletCert, KubeletKey: c.KubeletKey, KubeletClientCA: c.KubeletClientCA}
@@ -124,6 +132,41 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 		stop.Unlock()
 		return electLeader(ctx, client, o.LeaderElection, s.APIServerID, start, stop.stopped)
 	})
+}
+
+// controllerCredentials are who the controllers act as (controllers.Credentials): not the
+// servers' loopback client (system:apiserver in system:masters, exempt from API Priority and
+// Fairness and from RBAC), but the identities a kubeadm cluster gives its components, so that
+// the chain authenticates, authorizes and classifies their requests as kube-apiserver would
+// (FlowSchemas kube-controller-manager and kube-system-service-accounts, kube-scheduler,
+// system-nodes). Each is a client certificate of the client CA, as kubeadm's
+// controller-manager.conf, scheduler.conf and the kubelets' client certificates; the
+// controllers' service accounts get tokens through the controller manager's (controllers/
+// credentials.go). They reach the servers as the loopback client does (same address, same
+// pinned serving certificate), with these certificates instead of its token.
+func controllerCredentials(loopback *rest.Config, files pki.Files) (*controllers.Credentials, error) {
+	as := func(user string, groups []string) (*rest.Config, error) {
+		certPEM, keyPEM, err := pki.IssueClientCert(files, user, groups)
+		if err != nil {
+			return nil, fmt.Errorf("client certificate of %s: %w", user, err)
+		}
+		cfg := rest.CopyConfig(loopback)
+		cfg.BearerToken, cfg.BearerTokenFile = "", ""
+		cfg.CertData, cfg.KeyData = certPEM, keyPEM
+		return cfg, nil
+	}
+	manager, err := as(user.KubeControllerManager, nil)
+	if err != nil {
+		return nil, err
+	}
+	scheduler, err := as(user.KubeScheduler, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &controllers.Credentials{ControllerManager: manager, Scheduler: scheduler,
+		Node: func(name string) (*rest.Config, error) {
+			return as("system:node:"+name, []string{user.NodesGroup})
+		}}, nil
 }
 
 func logFailure(what string, run func() error) {
