@@ -33,7 +33,7 @@ func TestClassification(t *testing.T) {
 		code              int
 	}{
 		{"admin, in system:masters", "/api/v1/namespaces", shared.Admin, "exempt", "exempt", http.StatusOK},
-		{"the loopback client (the servers' hooks, the controllers, the scheduler, the kubelets)", "/api/v1/pods",
+		{"the loopback client (the servers' own hooks; not the controllers)", "/api/v1/pods",
 			loopback, "exempt", "exempt", http.StatusOK},
 		{"anyone, asking /readyz", "/readyz", rest.AnonymousClientConfig(shared.Admin), "probes", "exempt", http.StatusOK},
 		{"anyone, asking for pods", "/api/v1/pods", rest.AnonymousClientConfig(shared.Admin), "global-default", "global-default", http.StatusForbidden},
@@ -49,12 +49,12 @@ func TestClassification(t *testing.T) {
 			testchain.UserConfig(t, shared, "system:kube-controller-manager"), "system-leader-election", "leader-election", http.StatusNotFound},
 		{"kube-scheduler's user", "/api/v1/nodes", testchain.UserConfig(t, shared, "system:kube-scheduler"),
 			"kube-scheduler", "workload-high", http.StatusOK},
-		// The chain has no Node authorizer (RBAC alone): a kubelet's user is classified as in a
-		// cluster, and then denied.
+		// The chain has no Node authorizer: RBAC grants the group system:nodes the role
+		// system:node (internal/rbac/bootstrappolicy/apichain.yaml).
 		{"a kubelet's user, asking for pods", "/api/v1/pods", testchain.UserConfig(t, shared, "system:node:n1", "system:nodes"),
-			"system-nodes", "system", http.StatusForbidden},
+			"system-nodes", "system", http.StatusOK},
 		{"a kubelet's user, asking for its node", "/api/v1/nodes/n1", testchain.UserConfig(t, shared, "system:node:n1", "system:nodes"),
-			"system-node-high", "node-high", http.StatusForbidden},
+			"system-node-high", "node-high", http.StatusNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.who, func(t *testing.T) {
