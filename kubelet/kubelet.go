@@ -136,18 +136,18 @@ type Config struct {
 
 // Simulator is every simulated kubelet. Build it with New, start it with Run.
 type Simulator struct {
-	client  kubernetes.Interface
+	client kubernetes.Interface
 	// nodeClient makes a node's client (Config.NodeClient; nil: client for every node) and
 	// nodeClients keeps those made.
 	nodeClient  func(name string) (kubernetes.Interface, error)
 	clientsMu   sync.Mutex
 	nodeClients map[string]kubernetes.Interface
-	bind    netip.Addr
-	cert    tls.Certificate
-	guard   *guard
-	usage   *usageModel
-	logs    *logBook
-	hostsys *hostSystem // nil without a host node
+	bind        netip.Addr
+	cert        tls.Certificate
+	guard       *guard
+	usage       *usageModel
+	logs        *logBook
+	hostsys     *hostSystem // nil without a host node
 	// registers are the nodes the simulator registers itself: the host first, if any, then
 	// sim-node-1..N.
 	registers []string

@@ -36,7 +36,9 @@ func benchIdle() time.Duration {
 // --controllers=, the three API servers and etcd in one process, as envtest runs
 // kube-apiserver and etcd), with its controllers (--metrics=off: what kube-controller-manager
 // would add, in the same process), and as `chain` runs by default, with its metrics server
-// child, whose memory is added in ("default-").
+// child, whose memory is added in ("default-"). One more run, "bare-noapf-", is "bare-" with
+// --enable-priority-and-fairness=false: the difference is what API Priority and Fairness adds
+// to the start (its configuration objects written and read before /readyz).
 func BenchmarkColdStart(b *testing.B) {
 	build(b) // before the clock starts
 	idle := benchIdle()
@@ -50,6 +52,7 @@ func BenchmarkColdStart(b *testing.B) {
 		ready, rss float64
 	}{
 		{prefix: "bare-", args: []string{"--metrics=off", "--controllers="}},
+		{prefix: "bare-noapf-", args: []string{"--metrics=off", "--controllers=", "--enable-priority-and-fairness=false"}},
 		{prefix: "", args: []string{"--metrics=off"}},
 		{prefix: "default-"},
 	}

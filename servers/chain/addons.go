@@ -13,6 +13,9 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/authentication/user"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
@@ -111,6 +114,12 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 		if err != nil {
 			return err
 		}
+		// Until Core's hook rbac/bootstrap-roles has written the bootstrap policy and the
+		// authorizer has read it, the controller manager is refused (its informers would back
+		// off, the elector wait its retry period): wait for it first.
+		if err := waitAuthorized(hc, client, o); err != nil {
+			return nil // stopping before it was ever needed
+		}
 		start := func(ctx context.Context) error {
 			// A fresh Context and informers for every term of leadership: the last term's
 			// stopped with it.
@@ -131,6 +140,23 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 		stop.cancel, stop.stopped = cancel, make(chan struct{})
 		stop.Unlock()
 		return electLeader(ctx, client, o.LeaderElection, s.APIServerID, start, stop.stopped)
+	})
+}
+
+// waitAuthorized waits until the bootstrap policy lets the controller manager (client) read
+// the namespace kube-system and, with --leader-elect, the controllers' Lease. It returns an
+// error only when ctx ends.
+func waitAuthorized(ctx context.Context, client kubernetes.Interface, o CompletedOptions) error {
+	return wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if _, err := client.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		if !o.LeaderElection.LeaderElect {
+			return true, nil
+		}
+		election := o.LeaderElection
+		_, err := client.CoordinationV1().Leases(election.ResourceNamespace).Get(ctx, election.ResourceName, metav1.GetOptions{})
+		return err == nil || apierrors.IsNotFound(err), nil
 	})
 }
 
