@@ -1,7 +1,8 @@
 // Package controllers is the chain's small controller manager: what kube-controller-manager and
 // kube-scheduler would do in a cluster, each a package of its own (controllers/<name>), started
-// from the chain's post-start hook "start-chain-controllers" with the loopback client. They reach
-// the chain only through client-go, never through storage. All of them run on one loop
+// from the chain's post-start hook "start-chain-controllers", each with the identity it has in a
+// cluster (Credentials, credentials.go). They reach the chain only through client-go, never
+// through storage. All of them run on one loop
 // (controllers/internal/loop), which waits for their workers when they stop.
 //
 // The simulated kubelets are not controllers but the node side of the cluster, a top-level

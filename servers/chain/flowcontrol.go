@@ -37,8 +37,9 @@ import (
 // nominal concurrency shares. The chain keeps that number although it serves on fewer cores
 // than a control-plane node: the limit counts requests in flight, not CPU (most of a request's
 // time is spent waiting on etcd), the three servers behind the head share one limit in
-// kube-apiserver too, and the loopback client of the servers and the controllers is exempt
-// (system:masters). A lower limit would only make the chain queue and reject sooner than
+// kube-apiserver too, the servers' loopback client is exempt (system:masters), and the
+// controllers, the scheduler and the kubelets are classified into the priority levels a cluster
+// gives them, as their own identities (addons.go). A lower limit would only make the chain queue and reject sooner than
 // the server it stands in for.
 //
 // With --enable-priority-and-fairness=false the two flags are max-in-flight limits instead.
