@@ -55,7 +55,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apichain/apichain/internal/sharedinformers"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -69,6 +68,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/apichain/apichain/internal/sharedinformers"
 )
 
 // Version is the kubelet version the nodes report.

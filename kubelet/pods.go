@@ -9,13 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apichain/apichain/internal/sharedinformers"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/apichain/apichain/internal/sharedinformers"
 )
 
 // podHandler queues the pods bound to our nodes, and forgets a deleted pod at once: its
