@@ -144,6 +144,9 @@ func Start(tb testing.TB, idle time.Duration) *Server {
 	return s
 }
 
+// Pid is the process id of the start script, the parent of etcd and kube-apiserver.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
 // Stop stops it (also done when the test or benchmark ends).
 func (s *Server) Stop() { s.stopOnce.Do(s.stop) }
 

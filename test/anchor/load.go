@@ -45,13 +45,13 @@ func Load(ctx context.Context, cfg *rest.Config, n, c int) (LoadFigures, error) 
 	}
 
 	var f LoadFigures
-	if f.CreatesPerSecond, f.CreateP50, f.CreateP99, err = parallel(n, c, func(i int) error {
+	if f.CreatesPerSecond, f.CreateP50, f.CreateP99, err = Parallel(n, c, func(i int) error {
 		_, err := cms.Create(ctx, cm(i), metav1.CreateOptions{})
 		return err
 	}); err != nil {
 		return f, fmt.Errorf("create: %w", err)
 	}
-	if f.GetsPerSecond, f.GetP50, f.GetP99, err = parallel(n, c, func(i int) error {
+	if f.GetsPerSecond, f.GetP50, f.GetP99, err = Parallel(n, c, func(i int) error {
 		_, err := cms.Get(ctx, fmt.Sprintf("cm-%06d", i), metav1.GetOptions{})
 		return err
 	}); err != nil {
@@ -106,8 +106,9 @@ func Load(ctx context.Context, cfg *rest.Config, n, c int) (LoadFigures, error) 
 	return f, nil
 }
 
-// parallel runs op(0..n-1) on c workers: operations per second, median and 99th percentile.
-func parallel(n, c int, op func(i int) error) (float64, time.Duration, time.Duration, error) {
+// Parallel runs op(0..n-1) on c workers: operations per second, median and 99th percentile.
+// The first error is returned, after every operation has run.
+func Parallel(n, c int, op func(i int) error) (float64, time.Duration, time.Duration, error) {
 	lat := make([]time.Duration, n)
 	next := make(chan int)
 	errs := make(chan error, c)

@@ -14,7 +14,26 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"k8s.io/component-base/cli"
+
+	"github.com/apichain/apichain/commands"
 )
+
+// RunAsChainEnv, set to 1 in a process's environment, makes a test binary whose TestMain calls
+// ServeAsChainIfAsked the chain: what cmd/chain's main runs, the same command on the same
+// command line, with the metrics server as its child (the chain starts its own executable for
+// it). The soak and the scale benchmark so need no second link of the chain's 1,700 packages
+// on a busy machine.
+const RunAsChainEnv = "APICHAIN_SOAK_RUN_AS_CHAIN"
+
+// ServeAsChainIfAsked runs the chain's command and exits with its code when RunAsChainEnv is
+// set; otherwise it returns at once. A TestMain calls it first.
+func ServeAsChainIfAsked() {
+	if os.Getenv(RunAsChainEnv) == "1" {
+		os.Exit(cli.Run(commands.NewCommand()))
+	}
+}
 
 // Process is the chain binary run as a user runs it: `chain --data-dir D --nodes N ...`, its
 // progress on stdout, the metrics server as its child process.

@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/component-base/cli"
-
-	"github.com/apichain/apichain/commands"
 	"github.com/apichain/apichain/test/anchor"
 )
 
@@ -28,16 +25,8 @@ var (
 	binary     = flag.String("soak.bin", "", "a chain binary to soak (go build -o /tmp/chain ./cmd/chain); default this test binary, run as the chain")
 )
 
-// runAsChain, set in a process's environment, makes this test binary the chain: what
-// cmd/chain's main runs, the same command on the same command line, with the metrics server
-// as its child (the chain starts its own executable for it). The soak needs no second link
-// of the chain's 1,700 packages on a busy machine.
-const runAsChain = "APICHAIN_SOAK_RUN_AS_CHAIN"
-
 func TestMain(m *testing.M) {
-	if os.Getenv(runAsChain) == "1" {
-		os.Exit(cli.Run(commands.NewCommand()))
-	}
+	ServeAsChainIfAsked()
 	os.Exit(m.Run())
 }
 
@@ -106,7 +95,7 @@ func config(t *testing.T, d time.Duration, name string) Config {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Binary, cfg.Env = self, []string{runAsChain + "=1"}
+		cfg.Binary, cfg.Env = self, []string{RunAsChainEnv + "=1"}
 	}
 	return cfg
 }
