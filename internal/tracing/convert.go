@@ -35,7 +35,8 @@ const (
 // filter (authentication, audit, impersonation, priorityandfairness, authorization), each
 // starting where its filter starts and ending with the whole request, nested one in the other.
 // They say nothing a reader of the ring can use and bury the request five levels deep, so the
-// ring leaves them out and hangs their children on their parent. A collector still gets them.
+// ring leaves them out and hangs their children on their parent. A collector still gets them;
+// a provider that does not export does not make them (Provider.Tracer).
 const skippedScope = "k8s.op/apiserver/pkg/endpoints/filterlatency"
 
 // record is a span in the ring, with what building the tree needs. A span of this process is
