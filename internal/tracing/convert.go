@@ -18,7 +18,7 @@ import (
 const (
 	maxAttributes = 64
 	maxValueBytes = 1024
-	maxEvents     = 16
+	maxEvents     = 64 // an admission phase has one a plugin, and may run its plugins twice
 	maxLinks      = 8
 )
 
