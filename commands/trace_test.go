@@ -91,7 +91,7 @@ func TestTracePrintsAdmissionPluginsAsSteps(t *testing.T) {
 		Children:   []*tracing.Span{{SpanID: "w", ParentID: "v", Name: "Call validating webhook", Service: "apichain", Start: at(1.6), DurationMs: 1.8}}}
 	tr := &tracing.Trace{TraceID: "t1", Seq: 1, Start: start, DurationMs: 5,
 		Request: tracing.Request{Verb: "create", Path: "/api/v1/namespaces/default/configmaps", User: "admin", Code: 400},
-		Spans: []*tracing.Span{{SpanID: "a", Name: "POST", Service: "apichain", Start: start, DurationMs: 5, Children: []*tracing.Span{phase}}}}
+		Spans:   []*tracing.Span{{SpanID: "a", Name: "POST", Service: "apichain", Start: start, DurationMs: 5, Children: []*tracing.Span{phase}}}}
 	var out strings.Builder
 	newTracePrinter(&out).print(tr)
 	got := out.String()
