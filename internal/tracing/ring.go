@@ -72,7 +72,8 @@ type pending struct {
 	id   trace.TraceID
 	elem *list.Element
 	// open are the spans seen starting and not yet ended; the trace completes when none is left.
-	open    map[trace.SpanID]struct{}
+	// A few at a time: a slice costs a request less than a map.
+	open    []trace.SpanID
 	recs    []*record
 	skipped map[trace.SpanID]trace.SpanID // spans left out: id → parent
 	bytes   int
@@ -131,7 +132,7 @@ func (r *Ring) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
 		}
 		p = r.newPendingLocked(sc.TraceID())
 	}
-	p.open[sc.SpanID()] = struct{}{}
+	p.open = append(p.open, sc.SpanID())
 	if skip {
 		p.skip(sc.SpanID(), s.Parent().SpanID())
 	}
@@ -147,7 +148,7 @@ func (r *Ring) OnEnd(s sdktrace.ReadOnlySpan) {
 		r.mu.Unlock()
 		return
 	}
-	_, open := p.open[sc.SpanID()]
+	open := slices.Contains(p.open, sc.SpanID())
 	_, skip := p.skipped[sc.SpanID()]
 	r.mu.Unlock()
 	if !open {
@@ -163,7 +164,9 @@ func (r *Ring) OnEnd(s sdktrace.ReadOnlySpan) {
 		r.mu.Unlock()
 		return
 	}
-	delete(p.open, sc.SpanID())
+	if i := slices.Index(p.open, sc.SpanID()); i >= 0 {
+		p.open = slices.Delete(p.open, i, i+1)
+	}
 	if rec != nil {
 		r.addLocked(p, rec)
 	}
@@ -337,7 +340,7 @@ func (r *Ring) newPendingLocked(id trace.TraceID) *pending {
 		r.removePendingLocked(oldest)
 		r.bytes -= oldest.bytes
 	}
-	p := &pending{id: id, open: map[trace.SpanID]struct{}{}}
+	p := &pending{id: id, open: make([]trace.SpanID, 0, 8), recs: make([]*record, 0, 16)}
 	p.elem = r.order.PushBack(p)
 	r.pending[id] = p
 	return p
