@@ -74,3 +74,44 @@ func TestTraceOffsets(t *testing.T) {
 		}
 	}
 }
+
+// An admission phase's plugins, its events, are printed as its steps, with their times, among
+// its children (a webhook's call) by start; a plugin that denied says so.
+func TestTracePrintsAdmissionPluginsAsSteps(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ms float64) time.Time { return start.Add(time.Duration(ms * float64(time.Millisecond))) }
+	plugin := func(name string, ms float64, took string) tracing.Event {
+		return tracing.Event{Name: name, Time: at(ms), Attributes: map[string]string{tracing.AttrAdmissionPlugin: name, tracing.AttrDurationMs: took}}
+	}
+	denied := plugin("ValidatingAdmissionWebhook", 1.5, "2")
+	denied.Attributes[tracing.AttrError] = "denied by the webhook"
+	phase := &tracing.Span{SpanID: "v", ParentID: "a", Name: "validating admission", Service: "apichain", Start: at(1), DurationMs: 3,
+		Attributes: map[string]string{tracing.AttrAdmissionPhase: "validating", tracing.AttrAdmissionOperation: "CREATE"},
+		Events:     []tracing.Event{plugin("ValidatingAdmissionPolicy", 1.1, "0.25"), denied},
+		Children:   []*tracing.Span{{SpanID: "w", ParentID: "v", Name: "Call validating webhook", Service: "apichain", Start: at(1.6), DurationMs: 1.8}}}
+	tr := &tracing.Trace{TraceID: "t1", Seq: 1, Start: start, DurationMs: 5,
+		Request: tracing.Request{Verb: "create", Path: "/api/v1/namespaces/default/configmaps", User: "admin", Code: 400},
+		Spans:   []*tracing.Span{{SpanID: "a", Name: "POST", Service: "apichain", Start: start, DurationMs: 5, Children: []*tracing.Span{phase}}}}
+	var out strings.Builder
+	newTracePrinter(&out).print(tr)
+	got := out.String()
+	want := []string{
+		"└─ validating admission",
+		"   ├─ ValidatingAdmissionPolicy",
+		"   ├─ ValidatingAdmissionWebhook",
+		"   └─ Call validating webhook",
+	}
+	last := -1
+	for _, w := range want {
+		i := strings.Index(got, w)
+		if i <= last {
+			t.Fatalf("printed:\n%s\nwant, in order: %q", got, want)
+		}
+		last = i
+	}
+	for _, w := range []string{"admission.operation=CREATE", "+1.10ms    0.25ms", "+1.50ms    2.00ms  error=\"denied by the webhook\""} {
+		if !strings.Contains(got, w) {
+			t.Errorf("printed:\n%s\nwant it to contain %q", got, w)
+		}
+	}
+}

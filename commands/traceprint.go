@@ -152,9 +152,33 @@ func (p *tracePrinter) rows(t *tracing.Trace, start time.Time, spans []*tracing.
 			out = append(out, p.rows(caused, start, caused.Spans, inner+"   ", false, visiting)...)
 			delete(visiting, caused.TraceID)
 		}
-		out = append(out, p.rows(t, start, s.Children, inner, false, visiting)...)
+		out = append(out, p.rows(t, start, steps(s), inner, false, visiting)...)
 	}
 	return out
+}
+
+// steps are what the tree shows below a span: its children and, for an admission phase, the
+// plugins that ran in it (its events, servers/chain/admission), as spans of their own, by start.
+func steps(s *tracing.Span) []*tracing.Span {
+	var plugins []*tracing.Span
+	for _, e := range s.Events {
+		name, ok := e.Attributes[tracing.AttrAdmissionPlugin]
+		if !ok {
+			continue
+		}
+		took, _ := strconv.ParseFloat(e.Attributes[tracing.AttrDurationMs], 64)
+		plugin := &tracing.Span{Name: name, Service: s.Service, Start: e.Time, DurationMs: took}
+		if msg, failed := e.Attributes[tracing.AttrError]; failed {
+			plugin.Status, plugin.Message = "error", msg
+		}
+		plugins = append(plugins, plugin)
+	}
+	if len(plugins) == 0 {
+		return s.Children
+	}
+	all := append(plugins, s.Children...)
+	slices.SortStableFunc(all, func(a, b *tracing.Span) int { return a.Start.Compare(b.Start) })
+	return all
 }
 
 func requestNote(t *tracing.Trace) string {

@@ -241,7 +241,8 @@ func TestTrace(t *testing.T) {
 			`(?m)^  ├─ authorization +\+[\d.]+ms +[\d.]+ms  verb=create decision=allow `,
 			`(?m)^  └─ aggregator +\+[\d.]+ms +[\d.]+ms  handed_on_because=".+" answered_by=core$`,
 			`(?m)^     └─ core +\+[\d.]+ms +[\d.]+ms  answered=true$`,
-			`(?m)^ +[├└]─ validating admission: ValidatingAdmissionWebhook `,
+			`(?m)^ +[├└]─ validating admission +\+[\d.]+ms +[\d.]+ms  admission.operation=CREATE$`,
+			`(?m)^ +│ +[├└]─ ValidatingAdmissionWebhook +\+[\d.]+ms +[\d.]+ms$`, // each plugin a step of its phase
 			`(?m)^ +[├└]─ storage create +\+[\d.]+ms +[\d.]+ms  storage.operation=create storage.key=/registry/configmaps/trace-a/one storage.revision=\d+`,
 		} {
 			if !regexp.MustCompile(hop).MatchString(out) {

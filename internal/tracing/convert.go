@@ -18,7 +18,7 @@ import (
 const (
 	maxAttributes = 64
 	maxValueBytes = 1024
-	maxEvents     = 16
+	maxEvents     = 64 // an admission phase has one a plugin, and may run its plugins twice
 	maxLinks      = 8
 )
 
@@ -35,20 +35,31 @@ const (
 // filter (authentication, audit, impersonation, priorityandfairness, authorization), each
 // starting where its filter starts and ending with the whole request, nested one in the other.
 // They say nothing a reader of the ring can use and bury the request five levels deep, so the
-// ring leaves them out and hangs their children on their parent. A collector still gets them.
+// ring leaves them out and hangs their children on their parent. A collector still gets them;
+// a provider that does not export does not make them (Provider.Tracer).
 const skippedScope = "k8s.op/apiserver/pkg/endpoints/filterlatency"
 
-// record is a span on its way into the ring, with what building the tree needs.
+// record is a span in the ring, with what building the tree needs. A span of this process is
+// kept as the SDK ended it (raw) and converted only when a reader asks for its trace
+// (buildTrace): a request pays for what the ring holds, not for what a reader would see.
 type record struct {
-	span             *Span
+	span             *Span                 // converted: received, or read
+	raw              sdktrace.ReadOnlySpan // not yet converted
 	id, parent       trace.SpanID
 	parentRemote     bool
 	bytes            int
 	skipped, hasRoot bool // a span the ring leaves out; a span without a parent
 }
 
+// recordOf keeps an ended span of this process, unconverted.
+func recordOf(s sdktrace.ReadOnlySpan) *record {
+	sc, parent := s.SpanContext(), s.Parent()
+	return &record{raw: s, id: sc.SpanID(), parent: parent.SpanID(), parentRemote: parent.IsRemote(),
+		bytes: sizeOfSDK(s), hasRoot: !parent.IsValid()}
+}
+
 // fromSDK converts an ended span of this process.
-func fromSDK(s sdktrace.ReadOnlySpan) *record {
+func fromSDK(s sdktrace.ReadOnlySpan) *Span {
 	sc, parent := s.SpanContext(), s.Parent()
 	span := &Span{
 		SpanID:     sc.SpanID().String(),
@@ -79,8 +90,7 @@ func fromSDK(s sdktrace.ReadOnlySpan) *record {
 		}
 		span.Links = append(span.Links, Link{TraceID: l.SpanContext.TraceID().String(), SpanID: l.SpanContext.SpanID().String()})
 	}
-	return &record{span: span, id: sc.SpanID(), parent: parent.SpanID(), parentRemote: parent.IsRemote(),
-		bytes: sizeOf(span), hasRoot: !parent.IsValid()}
+	return span
 }
 
 // attributeMap cleans attributes (hygiene.go) and keeps them as strings, bounded.
@@ -134,12 +144,44 @@ func sizeOf(s *Span) int {
 	return n + len(s.Links)*(linkOverhead+len(trace.TraceID{})*2+len(trace.SpanID{})*2)
 }
 
-// buildTrace makes the tree of a trace's records. The Spans of recs become its nodes: recs must
-// not be used again. Spans whose parent was left out (skipped) hang on the nearest ancestor
+// sizeOfSDK estimates the bytes an ended span takes in the ring as the SDK keeps it (its
+// snapshot, and the attributes and events it holds), with sizeOf's costs: a converted span
+// takes about as much.
+func sizeOfSDK(s sdktrace.ReadOnlySpan) int {
+	n := spanOverhead + len(s.Name()) + len(s.Status().Description)
+	for _, kv := range s.Attributes() {
+		n += attrOverhead + len(kv.Key) + valueBytes(kv.Value)
+	}
+	for _, e := range s.Events() {
+		n += eventOverhead + len(e.Name)
+		for _, kv := range e.Attributes {
+			n += attrOverhead + len(kv.Key) + valueBytes(kv.Value)
+		}
+	}
+	return n + len(s.Links())*(linkOverhead+len(trace.TraceID{})*2+len(trace.SpanID{})*2)
+}
+
+// valueBytes is what an attribute's value holds beyond its fixed size: a string's bytes; a
+// slice's, roughly, as its text.
+func valueBytes(v attribute.Value) int {
+	switch v.Type() {
+	case attribute.STRING:
+		return len(v.AsString())
+	case attribute.BOOL, attribute.INT64, attribute.FLOAT64:
+		return 0
+	}
+	return len(v.Emit())
+}
+
+// buildTrace makes the tree of a trace's records, converting those not yet converted. The
+// Spans of recs become its nodes: recs must not be used again. Spans whose parent was left out (skipped) hang on the nearest ancestor
 // that was kept; spans whose parent is not among recs are roots.
 func buildTrace(id trace.TraceID, recs []*record, skipped map[trace.SpanID]trace.SpanID, dropped int) *Trace {
 	byID := make(map[trace.SpanID]*record, len(recs))
 	for _, r := range recs {
+		if r.span == nil {
+			r.span, r.raw = fromSDK(r.raw), nil
+		}
 		byID[r.id] = r
 	}
 	var roots []*Span

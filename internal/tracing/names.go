@@ -23,8 +23,10 @@ const (
 // watch), above the watch cache and etcd.
 func StorageSpanName(operation string) string { return "storage " + operation }
 
-// AdmissionSpanName names the span of one admission plugin in one phase (mutating, validating).
-func AdmissionSpanName(phase, plugin string) string { return phase + " admission: " + plugin }
+// AdmissionSpanName names the span of one phase of admission (mutating, validating). Each plugin
+// that ran in it is an event of the span, named after the plugin, with AttrAdmissionPlugin,
+// AttrDurationMs and, if it answered one, AttrError.
+func AdmissionSpanName(phase string) string { return phase + " admission" }
 
 // The attributes the chain's spans carry. Every key starts with "apichain.".
 const (
@@ -49,10 +51,14 @@ const (
 	AttrAuthorizer = "apichain.authorizer"
 	AttrReason     = "apichain.reason"
 
-	// Admission: the plugin, the phase (mutating, validating) and the operation (CREATE, ...).
+	// Admission: the phase (mutating, validating) and the operation (CREATE, ...) on the
+	// phase's span; on each of its events, the plugin, how long it took in milliseconds, and
+	// the error it answered.
 	AttrAdmissionPlugin    = "apichain.admission.plugin"
 	AttrAdmissionPhase     = "apichain.admission.phase"
 	AttrAdmissionOperation = "apichain.admission.operation"
+	AttrDurationMs         = "apichain.duration_ms"
+	AttrError              = "apichain.error"
 
 	// Storage: the operation, the etcd key (or key prefix of a list), the revision read or
 	// written, and whether the watch cache served a read instead of etcd.

@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 	apiserveroptions "k8s.io/apiserver/pkg/server/options"
 	componenttracing "k8s.io/component-base/tracing"
 	tracingapi "k8s.io/component-base/tracing/api/v1"
@@ -100,6 +102,24 @@ func newOTLPExporter(ctx context.Context, c *tracingapi.TracingConfiguration) (s
 		return nil, fmt.Errorf("OTLP exporter: %w", err)
 	}
 	return exporter, nil
+}
+
+// Tracer is the provider's tracer for the instrumentation scope name. Unless the provider
+// exports, k8s.io/apiserver's filter-latency spans are not made at all: the ring leaves them out
+// (skippedScope), and each would cost a request its making and ending.
+func (p *Provider) Tracer(name string, opts ...trace.TracerOption) trace.Tracer {
+	if name == skippedScope && p.export == nil {
+		return quietTracer{}
+	}
+	return p.TracerProvider.Tracer(name, opts...)
+}
+
+// quietTracer starts no span: the context stays as it was, so what starts below it hangs on
+// its parent, as the ring would hang it.
+type quietTracer struct{ noop.Tracer }
+
+func (quietTracer) Start(ctx context.Context, _ string, _ ...trace.SpanStartOption) (context.Context, trace.Span) {
+	return ctx, noop.Span{}
 }
 
 // Ring is the ring the provider records into, or nil.

@@ -3,6 +3,7 @@ package tracing
 import (
 	"container/list"
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -44,6 +45,10 @@ func (o RingOptions) withDefaults() RingOptions {
 // then it publishes the trace, numbered, for readers (Since, Wait). Spans of other processes
 // come in through Receive (the OTLP receiver) and join their trace by ID.
 //
+// It is on every request's path, so it does there only what keeping the spans needs: it keeps
+// them as the SDK ended them, and turns a trace into a Trace (convert.go) when a reader first
+// asks for it.
+//
 // What it holds is bounded: Traces completed traces, as many under way, SpansPerTrace spans a
 // trace, and Bytes of spans (estimated, sizeOf) in all. So at most about Bytes of memory,
 // whatever the load; see RingOptions.
@@ -67,7 +72,8 @@ type pending struct {
 	id   trace.TraceID
 	elem *list.Element
 	// open are the spans seen starting and not yet ended; the trace completes when none is left.
-	open    map[trace.SpanID]struct{}
+	// A few at a time: a slice costs a request less than a map.
+	open    []trace.SpanID
 	recs    []*record
 	skipped map[trace.SpanID]trace.SpanID // spans left out: id → parent
 	bytes   int
@@ -77,12 +83,33 @@ type pending struct {
 	received bool
 }
 
-// kept is a published trace.
+// kept is a published trace: its records until a reader asks for it (built), then its Trace.
 type kept struct {
 	id      trace.TraceID
-	trace   *Trace
+	seq     uint64
+	update  bool
 	skipped map[trace.SpanID]trace.SpanID
+	dropped int
 	bytes   int
+
+	once  sync.Once
+	recs  []*record
+	trace *Trace
+}
+
+// built is the trace as readers see it, built at the first call; nil when it holds no request
+// worth showing (the ring's own URLs).
+func (k *kept) built() *Trace {
+	k.once.Do(func() {
+		t := buildTrace(k.id, k.recs, k.skipped, k.dropped)
+		k.recs = nil
+		if len(t.Spans) == 0 || strings.HasPrefix(t.Request.Path, PathPrefix) {
+			return
+		}
+		t.Seq, t.Update = k.seq, k.update
+		k.trace = t
+	})
+	return k.trace
 }
 
 // NewRing returns an empty ring bounded by o.
@@ -105,9 +132,9 @@ func (r *Ring) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
 		}
 		p = r.newPendingLocked(sc.TraceID())
 	}
-	p.open[sc.SpanID()] = struct{}{}
+	p.open = append(p.open, sc.SpanID())
 	if skip {
-		p.skipped[sc.SpanID()] = s.Parent().SpanID()
+		p.skip(sc.SpanID(), s.Parent().SpanID())
 	}
 }
 
@@ -121,7 +148,7 @@ func (r *Ring) OnEnd(s sdktrace.ReadOnlySpan) {
 		r.mu.Unlock()
 		return
 	}
-	_, open := p.open[sc.SpanID()]
+	open := slices.Contains(p.open, sc.SpanID())
 	_, skip := p.skipped[sc.SpanID()]
 	r.mu.Unlock()
 	if !open {
@@ -129,7 +156,7 @@ func (r *Ring) OnEnd(s sdktrace.ReadOnlySpan) {
 	}
 	var rec *record
 	if !skip {
-		rec = fromSDK(s) // outside the lock: the conversion is most of the work
+		rec = recordOf(s)
 	}
 
 	r.mu.Lock()
@@ -137,7 +164,9 @@ func (r *Ring) OnEnd(s sdktrace.ReadOnlySpan) {
 		r.mu.Unlock()
 		return
 	}
-	delete(p.open, sc.SpanID())
+	if i := slices.Index(p.open, sc.SpanID()); i >= 0 {
+		p.open = slices.Delete(p.open, i, i+1)
+	}
 	if rec != nil {
 		r.addLocked(p, rec)
 	}
@@ -171,15 +200,23 @@ func (r *Ring) Close() {
 // Since returns the published traces numbered after seq, oldest first.
 func (r *Ring) Since(seq uint64) []*Trace {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.sinceLocked(seq)
+	ks := r.sinceLocked(seq)
+	r.mu.Unlock()
+	return traces(ks)
 }
 
-func (r *Ring) sinceLocked(seq uint64) []*Trace {
-	i := sort.Search(len(r.done), func(i int) bool { return r.done[i].trace.Seq > seq })
-	out := make([]*Trace, 0, len(r.done)-i)
-	for _, k := range r.done[i:] {
-		out = append(out, k.trace)
+func (r *Ring) sinceLocked(seq uint64) []*kept {
+	i := sort.Search(len(r.done), func(i int) bool { return r.done[i].seq > seq })
+	return slices.Clone(r.done[i:])
+}
+
+// traces builds the traces of ks, outside the ring's lock: requests go on ending meanwhile.
+func traces(ks []*kept) []*Trace {
+	out := make([]*Trace, 0, len(ks))
+	for _, k := range ks {
+		if t := k.built(); t != nil {
+			out = append(out, t)
+		}
 	}
 	return out
 }
@@ -189,10 +226,13 @@ func (r *Ring) sinceLocked(seq uint64) []*Trace {
 func (r *Ring) Wait(ctx context.Context, seq uint64) ([]*Trace, error) {
 	for {
 		r.mu.Lock()
-		traces, changed, closed := r.sinceLocked(seq), r.changed, r.closed
+		ks, changed, closed := r.sinceLocked(seq), r.changed, r.closed
 		r.mu.Unlock()
-		if len(traces) > 0 {
-			return traces, nil
+		if ts := traces(ks); len(ts) > 0 {
+			return ts, nil
+		}
+		if len(ks) > 0 {
+			seq = ks[len(ks)-1].seq // published, but nothing to show
 		}
 		if closed {
 			return nil, errClosed
@@ -231,7 +271,11 @@ func (r *Ring) receive(id trace.TraceID, recs []*record) {
 	if k := r.byID[id]; k != nil {
 		// Published: build it again, with these.
 		r.removeKeptLocked(k)
-		p := &pending{id: id, recs: flatten(k.trace), skipped: k.skipped, dropped: k.trace.DroppedSpans, received: true}
+		var recs []*record
+		if t := k.built(); t != nil {
+			recs = flatten(t)
+		}
+		p := &pending{id: id, recs: recs, skipped: k.skipped, dropped: k.dropped, received: true}
 		for _, rec := range p.recs {
 			p.bytes += rec.bytes
 		}
@@ -265,7 +309,7 @@ func (r *Ring) receive(id trace.TraceID, recs []*record) {
 func (r *Ring) addAllLocked(p *pending, recs []*record) {
 	for _, rec := range recs {
 		if rec.skipped {
-			p.skipped[rec.id] = rec.parent
+			p.skip(rec.id, rec.parent)
 			continue
 		}
 		r.addLocked(p, rec)
@@ -296,10 +340,18 @@ func (r *Ring) newPendingLocked(id trace.TraceID) *pending {
 		r.removePendingLocked(oldest)
 		r.bytes -= oldest.bytes
 	}
-	p := &pending{id: id, open: map[trace.SpanID]struct{}{}, skipped: map[trace.SpanID]trace.SpanID{}}
+	p := &pending{id: id, open: make([]trace.SpanID, 0, 8), recs: make([]*record, 0, 16)}
 	p.elem = r.order.PushBack(p)
 	r.pending[id] = p
 	return p
+}
+
+// skip notes a span the ring leaves out, and its parent.
+func (p *pending) skip(id, parent trace.SpanID) {
+	if p.skipped == nil {
+		p.skipped = map[trace.SpanID]trace.SpanID{}
+	}
+	p.skipped[id] = parent
 }
 
 // removePendingLocked stops following p; its bytes stay counted until it is published or
@@ -310,7 +362,7 @@ func (r *Ring) removePendingLocked(p *pending) {
 }
 
 func (r *Ring) removeKeptLocked(k *kept) {
-	i := sort.Search(len(r.done), func(i int) bool { return r.done[i].trace.Seq >= k.trace.Seq })
+	i := sort.Search(len(r.done), func(i int) bool { return r.done[i].seq >= k.seq })
 	if i < len(r.done) && r.done[i] == k {
 		copy(r.done[i:], r.done[i+1:])
 		r.done[len(r.done)-1] = nil
@@ -320,19 +372,17 @@ func (r *Ring) removeKeptLocked(k *kept) {
 	r.bytes -= k.bytes
 }
 
-// publish numbers a trace that has ended and makes it the newest, unless it holds no request
-// worth showing (the ring's own URLs). With update, the ring published it before.
+// publish numbers a trace that has ended and makes it the newest. With update, the ring
+// published it before. Readers build it (kept.built).
 func (r *Ring) publish(p *pending, update bool) {
-	t := buildTrace(p.id, p.recs, p.skipped, p.dropped)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(t.Spans) == 0 || strings.HasPrefix(t.Request.Path, PathPrefix) || r.closed {
+	if len(p.recs) == 0 || r.closed {
 		r.bytes -= p.bytes
 		return
 	}
 	r.seq++
-	t.Seq, t.Update = r.seq, update
-	k := &kept{id: p.id, trace: t, skipped: p.skipped, bytes: p.bytes}
+	k := &kept{id: p.id, seq: r.seq, update: update, recs: p.recs, skipped: p.skipped, dropped: p.dropped, bytes: p.bytes}
 	r.done = append(r.done, k)
 	r.byID[p.id] = k
 	for len(r.done) > r.opts.Traces {

@@ -22,26 +22,40 @@ import (
 // watch, etcd's lease keep-alives) is not, when not exported.
 type sampler struct {
 	export sdktrace.Sampler
-	record bool
+	// followOnly: the export samples only what the caller sampled (no rate): the sampler
+	// decides that itself, without asking export, which would look for the parent again.
+	followOnly bool
+	record     bool
 }
 
 func newSampler(ratePerMillion *int32, record bool) sampler {
 	root := sdktrace.NeverSample() // kube-apiserver's default: follow the caller, start nothing
+	followOnly := true
 	if ratePerMillion != nil && *ratePerMillion > 0 {
-		root = sdktrace.TraceIDRatioBased(float64(*ratePerMillion) / 1e6)
+		root, followOnly = sdktrace.TraceIDRatioBased(float64(*ratePerMillion)/1e6), false
 	}
-	return sampler{export: sdktrace.ParentBased(root), record: record}
+	return sampler{export: sdktrace.ParentBased(root), followOnly: followOnly, record: record}
 }
 
+// ShouldSample runs for every span of the process: it looks for the parent span once.
 func (s sampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
+	parent := trace.SpanFromContext(p.ParentContext)
+	psc := parent.SpanContext()
 	if p.Kind == trace.SpanKindServer && ownPath(p) {
 		// Reading the ring, or reporting to it, is not a request worth a trace: a follower
 		// would see its own reading, and each report of another process would be one more trace.
-		return sdktrace.SamplingResult{Decision: sdktrace.Drop, Tracestate: trace.SpanContextFromContext(p.ParentContext).TraceState()}
+		return sdktrace.SamplingResult{Decision: sdktrace.Drop, Tracestate: psc.TraceState()}
 	}
-	result := s.export.ShouldSample(p)
-	if result.Decision == sdktrace.Drop && s.record &&
-		(p.Kind == trace.SpanKindServer || trace.SpanFromContext(p.ParentContext).IsRecording()) {
+	var result sdktrace.SamplingResult
+	switch {
+	case !s.followOnly:
+		result = s.export.ShouldSample(p)
+	case psc.IsSampled(): // what ParentBased(NeverSample) decides
+		result = sdktrace.SamplingResult{Decision: sdktrace.RecordAndSample, Tracestate: psc.TraceState()}
+	default:
+		result = sdktrace.SamplingResult{Decision: sdktrace.Drop, Tracestate: psc.TraceState()}
+	}
+	if result.Decision == sdktrace.Drop && s.record && (p.Kind == trace.SpanKindServer || parent.IsRecording()) {
 		result.Decision = sdktrace.RecordOnly
 	}
 	return result

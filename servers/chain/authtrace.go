@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
@@ -32,7 +33,7 @@ type authnRecordKey struct{}
 type authnRecord struct {
 	start, end    time.Time
 	authenticator string
-	user, groups  string
+	user          user.Info // read only if the request is recorded
 	accepted      bool
 	emitted       bool
 }
@@ -65,8 +66,7 @@ func recordAuthentication(inner authenticator.Request) authenticator.Request {
 		resp, ok, err := inner.AuthenticateRequest(req)
 		rec.end = time.Now()
 		if ok && resp != nil && resp.User != nil {
-			rec.accepted = true
-			rec.user, rec.groups = resp.User.GetName(), strings.Join(resp.User.GetGroups(), ",")
+			rec.accepted, rec.user = true, resp.User
 			if rec.authenticator == "" {
 				// Only k8s.io/apiserver's own authenticator of the loopback token, put in
 				// front of the chain's (AuthorizeClientBearerToken), goes unnamed.
@@ -117,8 +117,8 @@ func emitAuthentication(ctx context.Context) {
 	rec.emitted = true
 	_, span := tracing.Tracer(ctx).Start(ctx, tracing.SpanAuthentication, trace.WithTimestamp(rec.start), trace.WithAttributes(
 		attribute.String(tracing.AttrAuthenticator, rec.authenticator),
-		attribute.String(tracing.AttrUser, rec.user),
-		attribute.String(tracing.AttrGroups, rec.groups)))
+		attribute.String(tracing.AttrUser, rec.user.GetName()),
+		attribute.String(tracing.AttrGroups, strings.Join(rec.user.GetGroups(), ","))))
 	span.End(trace.WithTimestamp(rec.end))
 }
 

@@ -284,13 +284,14 @@ func etcdOptions(servers []string, o CompletedOptions) *genericoptions.EtcdOptio
 // policies and webhooks, and the chain's ports of kube's own plugins. Webhooks reach their
 // Services through serviceResolver and the aggregator's dialer (so that *.localhost endpoints
 // are dialed on loopback), as kube-apiserver wires them in pkg/controlplane/apiserver/admission.
-// Traced, each plugin that runs has its span (servers/chain/admission.Traced).
+// Traced, each phase of admission has its span, and each plugin that runs an event in it
+// (servers/chain/admission.TracedPhases, Traced).
 func applyAdmission(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface, serviceResolver webhook.ServiceResolver, traced bool) error {
 	opts := genericoptions.NewAdmissionOptions()
 	chainadmission.Register(opts.Plugins, sharedInformers)
 	opts.RecommendedPluginOrder = chainadmission.OrderedPlugins
 	if traced {
-		// Innermost, on each plugin as it is: a span for each that runs (before the metrics'
+		// Innermost, on each plugin as it is: an event for each that runs (before the metrics'
 		// decorator, which makes every plugin look both mutating and validating).
 		opts.Decorators = append(admission.Decorators{chainadmission.Traced()}, opts.Decorators...)
 	}
@@ -301,6 +302,9 @@ func applyAdmission(c *genericapiserver.Config, sharedInformers informers.Shared
 	initializers := chainadmission.Initializers(c, serviceResolver, &http.Transport{DialContext: aggregator.DialLocalhost})
 	if err := opts.ApplyTo(c, sharedInformers, client, dyn, utilfeature.DefaultFeatureGate, c.EffectiveVersion, initializers...); err != nil {
 		return fmt.Errorf("admission: %w", err)
+	}
+	if traced {
+		c.AdmissionControl = chainadmission.TracedPhases(c.AdmissionControl)
 	}
 	return nil
 }

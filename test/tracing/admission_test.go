@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 
@@ -20,8 +21,9 @@ import (
 )
 
 // TestWriteThroughAdmission: a create passes the mutating and the validating admission plugins,
-// the validating webhook among them (its call carries the trace to the webhook), then storage,
-// which says the key and the revision written; a write never comes from the watch cache.
+// each phase a span and each plugin an event in it, the validating webhook among them (its call,
+// a child of the phase, carries the trace to the webhook), then storage, which says the key and
+// the revision written; a write never comes from the watch cache.
 func TestWriteThroughAdmission(t *testing.T) {
 	c := shared
 	ns := testchain.Namespace(t, c)
@@ -86,16 +88,25 @@ func TestWriteThroughAdmission(t *testing.T) {
 	if tr.Request.Code != http.StatusCreated || tr.Request.Server != "core" {
 		t.Errorf("request: %+v", tr.Request)
 	}
-	validating := tracing.AdmissionSpanName("validating", "ValidatingAdmissionWebhook")
+	mutating, validating := tracing.AdmissionSpanName("mutating"), tracing.AdmissionSpanName("validating")
 	hops := names(tr, func(string) bool { return true })
-	want := []string{"aggregator", "core", tracing.AdmissionSpanName("mutating", "NamespaceLifecycle"),
-		tracing.AdmissionSpanName("mutating", "MutatingAdmissionWebhook"), validating, tracing.StorageSpanName("create")}
+	want := []string{"aggregator", "core", mutating, validating, tracing.StorageSpanName("create")}
 	if !ordered(hops, want) {
 		t.Errorf("hops %v, want %v in order\n%s", hops, want, tree(tr))
 	}
+	m := mustFind(t, tr, mutating)
+	if got, want := plugins(m), []string{"NamespaceLifecycle", "MutatingAdmissionWebhook"}; !ordered(got, want) {
+		t.Errorf("%s: plugins %v, want %v in order", mutating, got, want)
+	}
 	v := mustFind(t, tr, validating)
-	if v.Attributes[tracing.AttrAdmissionOperation] != "CREATE" || len(v.Children) == 0 {
-		t.Errorf("%s: %v, children %d\n%s", validating, v.Attributes, len(v.Children), tree(tr))
+	if v.Attributes[tracing.AttrAdmissionOperation] != "CREATE" || !slices.Contains(plugins(v), "ValidatingAdmissionWebhook") ||
+		len(v.Children) == 0 || v.Children[0].Name != "Call validating webhook" {
+		t.Errorf("%s: %v, plugins %v, children %d\n%s", validating, v.Attributes, plugins(v), len(v.Children), tree(tr))
+	}
+	for _, e := range v.Events {
+		if e.Name == "ValidatingAdmissionWebhook" && (e.Attributes[tracing.AttrDurationMs] == "" || e.Time.After(v.Children[0].Start)) {
+			t.Errorf("the webhook plugin's event: %+v; its call started at %v", e, v.Children[0].Start)
+		}
 	}
 	store := mustFind(t, tr, tracing.StorageSpanName("create"))
 	if key := store.Attributes[tracing.AttrStorageKey]; key != "/registry/configmaps/"+ns+"/"+name || store.Attributes[tracing.AttrWatchCache] != "" {
@@ -108,4 +119,15 @@ func TestWriteThroughAdmission(t *testing.T) {
 	if len(tp) < 36 || tp[3:35] != tr.TraceID {
 		t.Errorf("the webhook got traceparent %q, want trace %s", tp, tr.TraceID)
 	}
+}
+
+// plugins are the admission plugins that ran in a phase's span: its events, in order.
+func plugins(phase *tracing.Span) []string {
+	var out []string
+	for _, e := range phase.Events {
+		if name, ok := e.Attributes[tracing.AttrAdmissionPlugin]; ok && name == e.Name {
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package tracing_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -19,7 +20,8 @@ import (
 // recording (as `chain` runs by default) and one not (as chaintest runs), each sent the same
 // create and get of a ConfigMap over HTTPS by client-go, alternating, so that the machine's
 // noise falls on both alike. It reports each chain's create+get time and the difference in
-// percent.
+// percent; then, untimed, what each create+get allocates in the process (client and server
+// together: the difference is the server's), which the machine's noise does not move.
 //
 //	go test -run '^$' -bench Recording -benchtime 2000x ./test/tracing
 func BenchmarkRecording(b *testing.B) {
@@ -59,8 +61,30 @@ func BenchmarkRecording(b *testing.B) {
 			took[i] += createGet(cs)
 		}
 	}
+	b.StopTimer()
 	count := float64(b.N)
 	b.ReportMetric(float64(took[0].Nanoseconds())/count, "off-ns/create+get")
 	b.ReportMetric(float64(took[1].Nanoseconds())/count, "on-ns/create+get")
 	b.ReportMetric(100*(float64(took[1])/float64(took[0])-1), "recording-overhead-%")
+
+	// Allocations, in batches (reading them stops the world), alternating.
+	const batch, batches = 50, 4
+	var allocs, bytes [2]uint64
+	var before, after runtime.MemStats
+	for range batches {
+		for i, cs := range clients {
+			runtime.ReadMemStats(&before)
+			for range batch {
+				createGet(cs)
+			}
+			runtime.ReadMemStats(&after)
+			allocs[i] += after.Mallocs - before.Mallocs
+			bytes[i] += after.TotalAlloc - before.TotalAlloc
+		}
+	}
+	pairs := float64(batch * batches)
+	b.ReportMetric(float64(allocs[0])/pairs, "off-allocs/create+get")
+	b.ReportMetric(float64(allocs[1])/pairs, "on-allocs/create+get")
+	b.ReportMetric(float64(bytes[0])/pairs, "off-B/create+get")
+	b.ReportMetric(float64(bytes[1])/pairs, "on-B/create+get")
 }
