@@ -67,6 +67,17 @@ const (
 	AttrService    = "apichain.service"
 	AttrEndpoint   = "apichain.endpoint"
 	AttrStatusCode = "apichain.status_code"
+
+	// A server behind the Aggregator (the metrics server) trusting its front proxy: the common
+	// name of the client certificate it verified, and the headers that named the user (their
+	// names, never more than the user and groups they gave).
+	AttrFrontProxyClient  = "apichain.front_proxy.client"
+	AttrFrontProxyHeaders = "apichain.front_proxy.headers"
+
+	// The metrics server's read of its storage (the latest points in memory): how many nodes
+	// or pods were asked for, and how many had a usage to serve.
+	AttrMetricsAsked = "apichain.metrics.asked"
+	AttrMetricsFound = "apichain.metrics.found"
 )
 
 // scope is the instrumentation scope of the chain's own spans.

@@ -202,6 +202,10 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 		// Its spans go to the chain's collector: one trace there holds both processes.
 		args = append(args, "--tracing-config-file="+o.TracingConfigFile)
 	}
+	if o.RecordTraces {
+		// And to the chain's ring, so that chain trace shows its hops.
+		args = append(args, "--trace-to-chain")
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding the chain binary for the metrics server: %w", err)
