@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
+
+	"github.com/apichain/apichain/internal/tracing"
+)
+
+// TestTraceMetricsChild: the metrics server runs as the chain's child process and reports its
+// spans to the chain's ring. `kubectl top node` as admin is then one trace: the chain's proxy
+// hop, and below it the metrics server's own server span, its delegated authentication (the
+// front proxy it trusted), its authorization and its storage read. For a user outside
+// system:masters, the metrics server starts a trace of its own, linked to the chain's call, and
+// its SubjectAccessReview back to the chain is a trace of the chain's, linked to that one.
+func TestTraceMetricsChild(t *testing.T) {
+	r := startBinary(t, "--nodes", "1", "--metric-resolution", "1s")
+	defer r.stop(t)
+	kubeconfig := filepath.Join(r.dir, "admin.kubeconfig")
+	admin, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	mc := metricsclient.NewForConfigOrDie(admin)
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		l, err := mc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
+		return err == nil && len(l.Items) == 2, nil
+	}); err != nil {
+		t.Fatalf("no node metrics: %v", err)
+	}
+
+	t.Run("kubectl top node", func(t *testing.T) {
+		const path = "/apis/metrics.k8s.io/v1beta1/nodes"
+		if kubectl, err := exec.LookPath("kubectl"); err == nil {
+			if out, err := exec.Command(kubectl, "top", "node", "--kubeconfig", kubeconfig).CombinedOutput(); err != nil {
+				t.Fatalf("kubectl top node: %v\n%s", err, out)
+			}
+		} else if _, err := mc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{}); err != nil {
+			t.Fatal(err) // what kubectl top node sends
+		}
+		tr := waitTrace(t, kubeconfig, "kubectl top node's trace with the metrics server's hops", path, func(tr *tracing.Trace) bool {
+			return tr.Request.Path == path && tr.Request.User == "admin" && findSpan(tr.Spans, metricsServerSpan(path)) != nil
+		})
+		proxy := findSpan(tr.Spans, named(tracing.SpanProxy))
+		if proxy == nil {
+			t.Fatalf("no proxy span:\n%s", dump(tr))
+		}
+		remote := findSpan(proxy.Children, metricsServerSpan(path))
+		if remote == nil {
+			t.Fatalf("the metrics server's span is not below the proxy's:\n%s", dump(tr))
+		}
+		if remote.Attributes["http.response.status_code"] != "200" {
+			t.Errorf("the metrics server's span: %v", remote.Attributes)
+		}
+		authn := child(remote, tracing.SpanAuthentication)
+		if authn == nil || authn.Service != "metrics-server" {
+			t.Fatalf("no authentication in the metrics server's span:\n%s", dump(tr))
+		}
+		if a := authn.Attributes; a[tracing.AttrAuthenticator] != "front-proxy" || a[tracing.AttrUser] != "admin" ||
+			!strings.Contains(a[tracing.AttrGroups], "system:masters") || a[tracing.AttrFrontProxyClient] == "" ||
+			!strings.Contains(a[tracing.AttrFrontProxyHeaders], "X-Remote-User") {
+			t.Errorf("the metrics server's authentication: %v", a)
+		}
+		if authz := child(remote, tracing.SpanAuthorization); authz == nil || authz.Attributes[tracing.AttrDecision] != "allow" {
+			t.Errorf("the metrics server's authorization: %+v", authz)
+		}
+		read := findSpan(remote.Children, named(tracing.StorageSpanName("read")))
+		if read == nil || read.Service != "metrics-server" || read.Attributes[tracing.AttrMetricsAsked] != "2" || read.Attributes[tracing.AttrMetricsFound] != "2" {
+			t.Errorf("the metrics server's storage read: %+v\n%s", read, dump(tr))
+		}
+	})
+
+	t.Run("a user the metrics server asks the chain about", func(t *testing.T) {
+		cs := kubernetes.NewForConfigOrDie(admin)
+		role := &rbacv1.ClusterRole{
+			ObjectMeta: metav1.ObjectMeta{Name: "test-node-metrics-reader"},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"nodes"}, Verbs: []string{"list"}}},
+		}
+		binding := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "metrics-viewer"}},
+		}
+		if _, err := cs.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// admin acting as metrics-viewer: the Aggregator names metrics-viewer to the metrics
+		// server, which, for a user outside system:masters, asks the chain.
+		viewer := rest.CopyConfig(admin)
+		viewer.Impersonate = rest.ImpersonationConfig{UserName: "metrics-viewer"}
+		vc := metricsclient.NewForConfigOrDie(viewer)
+		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := vc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
+			return err == nil, nil
+		}); err != nil {
+			t.Fatalf("metrics-viewer listing node metrics: %v", err)
+		}
+		const path = "/apis/metrics.k8s.io/v1beta1/nodes"
+		var chainSide, remote, review *tracing.Trace
+		waitTraces(t, kubeconfig, "the chain's, the metrics server's and the SubjectAccessReview's traces, linked", []string{path, "/apis/authorization.k8s.io/v1/subjectaccessreviews"}, func(trs []*tracing.Trace) bool {
+			chainSide, remote, review = nil, nil, nil
+			// The metrics server's trace of metrics-viewer's request, and the chain's that it
+			// links to (the chain's user is admin, who acts as metrics-viewer).
+			for _, tr := range trs {
+				if tr.Request.Path == path && tr.Request.User == "metrics-viewer" && len(tr.Spans) > 0 && tr.Spans[0].Service == "metrics-server" {
+					remote = tr
+				}
+			}
+			if remote == nil {
+				return false
+			}
+			for _, tr := range trs {
+				if len(tr.Spans) == 0 || tr.Spans[0].Service != tracing.ServiceName || tr.Request.Path != path {
+					continue
+				}
+				if call := findSpan(tr.Spans, named("HTTP GET")); call != nil && linkedTo(remote.Spans[0], tr.TraceID, call.SpanID) {
+					chainSide = tr
+				}
+			}
+			if chainSide == nil {
+				return false
+			}
+			for _, tr := range trs {
+				if tr.Request.Path == "/apis/authorization.k8s.io/v1/subjectaccessreviews" && tr.Request.User == "system:metrics-server" &&
+					len(tr.Spans) > 0 && linkedTo(tr.Spans[0], remote.TraceID, "") {
+					review = tr
+				}
+			}
+			return review != nil
+		})
+		if findSpan(chainSide.Spans, named(tracing.SpanProxy)) == nil {
+			t.Errorf("the chain's trace that the metrics server's links to has no proxy hop:\n%s", dump(chainSide))
+		}
+		authz := findSpan(remote.Spans, named(tracing.SpanAuthorization))
+		if authz == nil || authz.Attributes[tracing.AttrDecision] != "allow" {
+			t.Fatalf("the metrics server's authorization:\n%s", dump(remote))
+		}
+		// The review's call is below the metrics server's authorization, and the chain's trace
+		// of the review links to that call.
+		sar := findSpan(authz.Children, func(s *tracing.Span) bool { return s.Kind == "client" && strings.HasPrefix(s.Name, "HTTP POST") })
+		if sar == nil || !linkedTo(review.Spans[0], remote.TraceID, sar.SpanID) {
+			t.Errorf("the SubjectAccessReview's call below the metrics server's authorization, and the chain's review linked to it:\n%s\n%s", dump(remote), dump(review))
+		}
+		if a := findSpan(review.Spans, named(tracing.SpanAuthorization)); a == nil || a.Attributes[tracing.AttrDecision] != "allow" {
+			t.Errorf("the chain's authorization of the review:\n%s", dump(review))
+		}
+	})
+}
+
+// waitTrace polls `chain trace -o json` for path until a trace satisfies cond, and returns it.
+func waitTrace(t *testing.T, kubeconfig, what, path string, cond func(*tracing.Trace) bool) *tracing.Trace {
+	t.Helper()
+	var found *tracing.Trace
+	waitTraces(t, kubeconfig, what, []string{path}, func(trs []*tracing.Trace) bool {
+		for _, tr := range trs {
+			if cond(tr) {
+				found = tr
+			}
+		}
+		return found != nil
+	})
+	return found
+}
+
+// waitTraces polls the 50 most recent traces of each path, as `chain trace -o json --path`
+// prints them, until cond holds for them.
+func waitTraces(t *testing.T, kubeconfig, what string, paths []string, cond func([]*tracing.Trace) bool) {
+	t.Helper()
+	var last []*tracing.Trace
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		last = nil
+		for _, path := range paths {
+			out, err := exec.Command(build(t), "trace", "--kubeconfig", kubeconfig, "-o", "json", "--last", "50", "--path", path).Output()
+			if err != nil {
+				return false, fmt.Errorf("chain trace: %w", err)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				if line == "" {
+					continue
+				}
+				var tr tracing.Trace
+				if err := json.Unmarshal([]byte(line), &tr); err != nil {
+					return false, fmt.Errorf("a line of chain trace -o json: %w\n%s", err, line)
+				}
+				last = append(last, &tr)
+			}
+		}
+		return cond(last), nil
+	})
+	if err != nil {
+		var b strings.Builder
+		for _, tr := range last {
+			b.WriteString(dump(tr) + "\n")
+		}
+		t.Fatalf("waiting for %s: %v\nthe last traces read:\n%s", what, err, b.String())
+	}
+}
+
+// findSpan is the last span in spans' trees for which match holds, depth first, or nil.
+func findSpan(spans []*tracing.Span, match func(*tracing.Span) bool) *tracing.Span {
+	var found *tracing.Span
+	for _, s := range spans {
+		if match(s) {
+			found = s
+		}
+		if f := findSpan(s.Children, match); f != nil {
+			found = f
+		}
+	}
+	return found
+}
+
+func named(name string) func(*tracing.Span) bool {
+	return func(s *tracing.Span) bool { return s.Name == name }
+}
+
+// metricsServerSpan matches the metrics server's server span of a request for path.
+func metricsServerSpan(path string) func(*tracing.Span) bool {
+	return func(s *tracing.Span) bool {
+		return s.Service == "metrics-server" && s.Kind == "server" && strings.HasSuffix(s.Name, path)
+	}
+}
+
+// linkedTo says whether s links to a span of trace traceID (spanID too, unless empty).
+func linkedTo(s *tracing.Span, traceID, spanID string) bool {
+	for _, l := range s.Links {
+		if l.TraceID == traceID && (spanID == "" || l.SpanID == spanID) {
+			return true
+		}
+	}
+	return false
+}
+
+// dump is a trace as a tree of span names, services, kinds and attributes, for a failure.
+func dump(tr *tracing.Trace) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "trace %s: %+v\n", tr.TraceID, tr.Request)
+	var walk func(spans []*tracing.Span, depth int)
+	walk = func(spans []*tracing.Span, depth int) {
+		for _, s := range spans {
+			fmt.Fprintf(&b, "%s%s [%s %s] %s links=%v attrs=%v\n", strings.Repeat("  ", depth+1), s.Name, s.Service, s.Kind, s.SpanID, s.Links, s.Attributes)
+			walk(s.Children, depth+1)
+		}
+	}
+	walk(tr.Spans, 0)
+	return b.String()
+}
