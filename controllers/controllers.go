@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -79,6 +80,8 @@ type Context struct {
 	NodeStatusReportFrequency time.Duration
 	KubeletCert, KubeletKey   []byte
 	KubeletClientCA           []byte
+	// KubeletTracerProvider traces the kubelets' side of Core's calls to them (nil: not).
+	KubeletTracerProvider trace.TracerProvider
 
 	// Set by Run before any Start, as kube-controller-manager's ControllerContext has it: a
 	// REST mapper over discovery, reset every 30 s.
@@ -399,7 +402,8 @@ func startNodeIPAM(ctx context.Context, c *Context) error {
 func startKubelets(ctx context.Context, c *Context) error {
 	sim, err := kubelet.New(kubelet.Config{Client: c.Client, Informers: c.Informers, Host: true, Nodes: c.Nodes,
 		StatusReportFrequency: c.NodeStatusReportFrequency,
-		ServingCert:           c.KubeletCert, ServingKey: c.KubeletKey, ClientCA: c.KubeletClientCA})
+		ServingCert:           c.KubeletCert, ServingKey: c.KubeletKey, ClientCA: c.KubeletClientCA,
+		TracerProvider: c.KubeletTracerProvider})
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apichain/apichain/internal/sharedinformers"
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -69,6 +69,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/apichain/apichain/internal/sharedinformers"
 )
 
 // Version is the kubelet version the nodes report.
@@ -126,6 +128,9 @@ type Config struct {
 	// (SubjectAccessReview through Client), so they need get on nodes/metrics (the metrics
 	// server) or nodes/proxy, as against a real kubelet (see auth.go).
 	ClientCA []byte
+	// TracerProvider, if set, gives each endpoint request that carries a trace (Core's hops
+	// to the kubelet) a span of service kubelet in that trace (trace.go).
+	TracerProvider trace.TracerProvider
 }
 
 // Simulator is every simulated kubelet. Build it with New, start it with Run.
@@ -134,6 +139,7 @@ type Simulator struct {
 	bind    netip.Addr
 	cert    tls.Certificate
 	guard   *guard
+	tracer  trace.TracerProvider
 	usage   *usageModel
 	logs    *logBook
 	hostsys *hostSystem // nil without a host node
@@ -196,7 +202,7 @@ func New(c Config) (*Simulator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubelet simulator: %w", err)
 	}
-	s := &Simulator{client: c.Client, bind: bind, cert: cert, guard: g, byName: map[string]*node{}, gone: sets.New[string](),
+	s := &Simulator{client: c.Client, bind: bind, cert: cert, guard: g, tracer: c.TracerProvider, byName: map[string]*node{}, gone: sets.New[string](),
 		usage: newUsageModel(), logs: newLogBook(), heartbeat: leaseRenewInterval, statusReport: c.StatusReportFrequency,
 		informers: c.Informers}
 	if s.statusReport <= 0 {
