@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -165,6 +166,79 @@ func TestTraceMetricsChild(t *testing.T) {
 	})
 }
 
+// TestTraceKubeletHop: `kubectl logs` of a pod on a simulated node is one trace: Core's client
+// span to the node's kubelet, and below it the kubelet's own span (service kubelet), which says
+// how the kubelet knew the caller and what the chain's SubjectAccessReview allowed.
+func TestTraceKubeletHop(t *testing.T) {
+	r := startBinary(t, "--nodes", "1", "--metrics", "off")
+	defer r.stop(t)
+	kubeconfig := filepath.Join(r.dir, "admin.kubeconfig")
+	admin, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cs := kubernetes.NewForConfigOrDie(admin)
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "greeter", Annotations: map[string]string{"apichain.io/log": "hello from the chain"}},
+		Spec:       corev1.PodSpec{NodeName: "sim-node-1", Containers: []corev1.Container{{Name: "greeter", Image: "busybox"}}},
+	}
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, "greeter", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning, nil
+	}); err != nil {
+		t.Fatalf("the pod does not run: %v", err)
+	}
+	var logs []byte
+	if kubectl, err := exec.LookPath("kubectl"); err == nil {
+		logs, err = exec.Command(kubectl, "logs", "greeter", "--kubeconfig", kubeconfig).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl logs: %v\n%s", err, logs)
+		}
+	} else if logs, err = cs.CoreV1().Pods("default").GetLogs("greeter", &corev1.PodLogOptions{}).DoRaw(ctx); err != nil {
+		t.Fatal(err) // what kubectl logs sends
+	}
+	if !strings.Contains(string(logs), "hello from the chain") {
+		t.Fatalf("the pod's log:\n%s", logs)
+	}
+
+	const path = "/api/v1/namespaces/default/pods/greeter/log"
+	tr := waitTrace(t, kubeconfig, "the log's trace with the kubelet's span", path, func(tr *tracing.Trace) bool {
+		return tr.Request.Path == path && findSpan(tr.Spans, func(s *tracing.Span) bool { return s.Service == tracing.KubeletService }) != nil
+	})
+	if tr.Request.Code != 200 || tr.Request.Server != "core>kubelet:sim-node-1" {
+		t.Errorf("request: %+v", tr.Request)
+	}
+	core := findSpan(tr.Spans, named("core"))
+	if core == nil {
+		t.Fatalf("no core span:\n%s", dump(tr))
+	}
+	hop := findSpan(core.Children, named(tracing.SpanKubelet))
+	if hop == nil || hop.Kind != "client" || hop.Service != tracing.ServiceName {
+		t.Fatalf("no client span of Core's hop to the kubelet below core:\n%s", dump(tr))
+	}
+	if a := hop.Attributes; a[tracing.AttrNode] != "sim-node-1" || a[tracing.AttrKubeletPath] != "/containerLogs/default/greeter/greeter" || a[tracing.AttrStatusCode] != "200" {
+		t.Errorf("Core's hop: %v", a)
+	}
+	var kubelet *tracing.Span
+	for _, c := range hop.Children {
+		if c.Service == tracing.KubeletService && c.Kind == "server" {
+			kubelet = c
+		}
+	}
+	if kubelet == nil {
+		t.Fatalf("the kubelet's span is not below Core's hop:\n%s", dump(tr))
+	}
+	if a := kubelet.Attributes; a[tracing.AttrNode] != "sim-node-1" || a[tracing.AttrAuthenticator] != "x509" ||
+		a[tracing.AttrUser] != "kube-apiserver-kubelet-client" || a[tracing.AttrVerb] != "get" ||
+		a[tracing.AttrDecision] != "allow" || a[tracing.AttrStatusCode] != "200" {
+		t.Errorf("the kubelet's span: %v", a)
+	}
+}
+
 // waitTrace polls `chain trace -o json` for path until a trace satisfies cond, and returns it.
 func waitTrace(t *testing.T, kubeconfig, what, path string, cond func(*tracing.Trace) bool) *tracing.Trace {
 	t.Helper()
@@ -214,18 +288,17 @@ func waitTraces(t *testing.T, kubeconfig, what string, paths []string, cond func
 	}
 }
 
-// findSpan is the last span in spans' trees for which match holds, depth first, or nil.
+// findSpan is the first span in spans' trees for which match holds, depth first, or nil.
 func findSpan(spans []*tracing.Span, match func(*tracing.Span) bool) *tracing.Span {
-	var found *tracing.Span
 	for _, s := range spans {
 		if match(s) {
-			found = s
+			return s
 		}
 		if f := findSpan(s.Children, match); f != nil {
-			found = f
+			return f
 		}
 	}
-	return found
+	return nil
 }
 
 func named(name string) func(*tracing.Span) bool {
