@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +22,7 @@ import (
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
 	"github.com/apichain/apichain/internal/tracing"
+	"github.com/apichain/apichain/test/collector"
 )
 
 // TestTraceMetricsChild: the metrics server runs as the chain's child process and reports its
@@ -236,6 +239,76 @@ func TestTraceKubeletHop(t *testing.T) {
 		a[tracing.AttrUser] != "kube-apiserver-kubelet-client" || a[tracing.AttrVerb] != "get" ||
 		a[tracing.AttrDecision] != "allow" || a[tracing.AttrStatusCode] != "200" {
 		t.Errorf("the kubelet's span: %v", a)
+	}
+}
+
+// TestTraceExportBothServices: with --tracing-config-file, the chain passes the file to its
+// metrics-server child, and both export to the collector it names (a real OTLP/gRPC receiver
+// here): one trace of kubectl top node holds spans of service apichain and of service
+// metrics-server, the latter below the chain's call to it.
+func TestTraceExportBothServices(t *testing.T) {
+	col, endpoint := collector.Start(t)
+	config := filepath.Join(t.TempDir(), "tracing.yaml")
+	if err := os.WriteFile(config, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: "+endpoint+"\nsamplingRatePerMillion: 1000000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startBinary(t, "--nodes", "1", "--metric-resolution", "1s", "--tracing-config-file", config)
+	defer r.stop(t)
+	admin, err := clientcmd.BuildConfigFromFlags("", filepath.Join(r.dir, "admin.kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := metricsclient.NewForConfigOrDie(admin)
+	const path = "/apis/metrics.k8s.io/v1beta1/nodes"
+	var chainSpans, remoteSpans []*collector.Span
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		// What kubectl top node sends; again until a trace shows both (the first ones may
+		// find no metrics server yet, and the exporters send in batches).
+		_, _ = mc.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
+		got := col.Received()
+		byTrace := map[string][]*collector.Span{}
+		for _, s := range got {
+			byTrace[string(s.TraceId)] = append(byTrace[string(s.TraceId)], s)
+		}
+		for _, s := range got {
+			if s.Service != tracing.ServiceName || s.Kind != tracepb.Span_SPAN_KIND_SERVER || collector.Attr(s.Span, "url.path") != path {
+				continue
+			}
+			var remote []*collector.Span
+			for _, o := range byTrace[string(s.TraceId)] {
+				if o.Service == "metrics-server" {
+					remote = append(remote, o)
+				}
+			}
+			if len(remote) > 0 {
+				chainSpans, remoteSpans = byTrace[string(s.TraceId)], remote
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		services := map[string]int{}
+		for _, s := range col.Received() {
+			services[s.Service]++
+		}
+		t.Fatalf("no trace of %s with spans of both apichain and metrics-server: %v; spans received by service: %v", path, err, services)
+	}
+	// The metrics server's server span is a child of the chain's client span to it.
+	calls := map[string]bool{}
+	for _, s := range chainSpans {
+		if s.Service == tracing.ServiceName && s.Kind == tracepb.Span_SPAN_KIND_CLIENT {
+			calls[string(s.SpanId)] = true
+		}
+	}
+	var server *collector.Span
+	for _, s := range remoteSpans {
+		if s.Kind == tracepb.Span_SPAN_KIND_SERVER {
+			server = s
+		}
+	}
+	if server == nil || !calls[string(server.ParentSpanId)] {
+		t.Errorf("the metrics server's server span is not a child of the chain's call: %v", server)
 	}
 }
 
