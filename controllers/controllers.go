@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -86,6 +87,8 @@ type Context struct {
 	NodeStatusReportFrequency time.Duration
 	KubeletCert, KubeletKey   []byte
 	KubeletClientCA           []byte
+	// KubeletTracerProvider traces the kubelets' side of Core's calls to them (nil: not).
+	KubeletTracerProvider trace.TracerProvider
 
 	// Set by Run before any Start, as kube-controller-manager's ControllerContext has it: a
 	// REST mapper over discovery, reset every 30 s.
@@ -414,7 +417,8 @@ func startNodeIPAM(ctx context.Context, c *Context, as Clients) error {
 func startKubelets(ctx context.Context, c *Context, as Clients) error {
 	kc := kubelet.Config{Client: as.Client, Informers: c.Informers, Host: true, Nodes: c.Nodes,
 		StatusReportFrequency: c.NodeStatusReportFrequency,
-		ServingCert:           c.KubeletCert, ServingKey: c.KubeletKey, ClientCA: c.KubeletClientCA}
+		ServingCert:           c.KubeletCert, ServingKey: c.KubeletKey, ClientCA: c.KubeletClientCA,
+		TracerProvider: c.KubeletTracerProvider}
 	if c.Credentials != nil {
 		// Each node's kubelet acts as its node.
 		kc.NodeClient = func(name string) (kubernetes.Interface, error) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -14,6 +16,8 @@ import (
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
+
+	"github.com/apichain/apichain/internal/tracing"
 )
 
 // The endpoint lets in only who the chain says may come in, as a kubelet configured the way
@@ -65,6 +69,12 @@ func (g *guard) wrap(next http.Handler, node string) http.Handler {
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)
 			return
 		}
+		span := trace.SpanFromContext(r.Context())
+		if span.IsRecording() {
+			span.SetAttributes(attribute.String(tracing.AttrAuthenticator, authenticatedBy(r, resp.User.GetName())),
+				attribute.String(tracing.AttrUser, resp.User.GetName()),
+				attribute.String(tracing.AttrGroups, strings.Join(resp.User.GetGroups(), ",")))
+		}
 		attrs := authorizer.AttributesRecord{
 			User: resp.User, Verb: verb(r.Method), Resource: "nodes", Name: node,
 			ResourceRequest: true, Path: r.URL.Path,
@@ -72,7 +82,14 @@ func (g *guard) wrap(next http.Handler, node string) http.Handler {
 		subs := subresources(r.URL.Path)
 		for _, sub := range subs {
 			attrs.Subresource = sub
-			decision, _, err := g.authz.Authorize(r.Context(), attrs)
+			decision, reason, err := g.authz.Authorize(r.Context(), attrs)
+			if span.IsRecording() {
+				span.SetAttributes(attribute.String(tracing.AttrVerb, attrs.Verb), attribute.String(tracing.AttrKubeletSubresource, sub),
+					attribute.String(tracing.AttrDecision, decisionName(decision)))
+				if reason != "" {
+					span.SetAttributes(attribute.String(tracing.AttrReason, reason))
+				}
+			}
 			if err != nil {
 				klog.ErrorS(err, "kubelet endpoint: authorization failed", "user", resp.User.GetName(), "path", r.URL.Path)
 				http.Error(w, fmt.Sprintf("Authorization error (user=%s, verb=%s, resource=nodes, subresource=%s)",
@@ -87,6 +104,22 @@ func (g *guard) wrap(next http.Handler, node string) http.Handler {
 		http.Error(w, fmt.Sprintf("Forbidden (user=%s, verb=%s, resource=nodes, subresource(s)=%v)",
 			resp.User.GetName(), attrs.Verb, subs), http.StatusForbidden)
 	})
+}
+
+// authenticatedBy names how the kubelet knew the caller: its client certificate (the chain's
+// kubelet client certificate, for Core) or a bearer token the chain reviewed.
+func authenticatedBy(r *http.Request, user string) string {
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 && r.TLS.PeerCertificates[0].Subject.CommonName == user {
+		return "x509"
+	}
+	return "token (TokenReview by the chain)"
+}
+
+func decisionName(d authorizer.Decision) string {
+	if d == authorizer.DecisionAllow {
+		return "allow"
+	}
+	return "deny"
 }
 
 // verb is the authorization verb of an HTTP method, as the kubelet maps it.

@@ -55,6 +55,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -133,6 +134,9 @@ type Config struct {
 	// (SubjectAccessReview through Client), so they need get on nodes/metrics (the metrics
 	// server) or nodes/proxy, as against a real kubelet (see auth.go).
 	ClientCA []byte
+	// TracerProvider, if set, gives each endpoint request that carries a trace (Core's hops
+	// to the kubelet) a span of service kubelet in that trace (trace.go).
+	TracerProvider trace.TracerProvider
 }
 
 // Simulator is every simulated kubelet. Build it with New, start it with Run.
@@ -146,6 +150,7 @@ type Simulator struct {
 	bind        netip.Addr
 	cert        tls.Certificate
 	guard       *guard
+	tracer      trace.TracerProvider
 	usage       *usageModel
 	logs        *logBook
 	hostsys     *hostSystem // nil without a host node
@@ -205,7 +210,7 @@ func New(c Config) (*Simulator, error) {
 		return nil, errors.New("kubelet simulator: ClientCA is required")
 	}
 	s := &Simulator{client: c.Client, nodeClient: c.NodeClient, nodeClients: map[string]kubernetes.Interface{},
-		bind: bind, cert: cert, byName: map[string]*node{}, gone: sets.New[string](),
+		bind: bind, cert: cert, tracer: c.TracerProvider, byName: map[string]*node{}, gone: sets.New[string](),
 		usage: newUsageModel(), logs: newLogBook(), heartbeat: leaseRenewInterval, statusReport: c.StatusReportFrequency,
 		informers: c.Informers}
 	if s.statusReport <= 0 {

@@ -116,7 +116,7 @@ func (s *Simulator) start(name string) (*node, error) {
 	ctx, cancel := context.WithCancel(s.runCtx)
 	n.stopStreams = cancel
 	n.srv = &http.Server{
-		Handler: s.guard.wrap(s.endpoint(ctx, n), name),
+		Handler: traced(s.tracer, name, s.guard.wrap(s.endpoint(ctx, n), name)),
 		// Asked for, not required: a caller without one may still bring a bearer token, and
 		// gets a 401 rather than a failed handshake without either.
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{s.cert}, ClientAuth: tls.RequestClientCert, MinVersion: tls.VersionTLS12},

@@ -13,7 +13,7 @@ import (
 )
 
 // The ring's URLs on the chain's listener: non-resource URLs, behind the chain's authentication
-// and authorization like any other (RBAC: get on TracesPath, create on OTLPPath).
+// and authorization like any other (RBAC: get on TracesPath, post on OTLPPath).
 const (
 	PathPrefix = "/debug/apichain/"
 	// TracesPath serves the ring: GET answers a JSON array of the traces kept, oldest first

@@ -17,6 +17,10 @@ const (
 	SpanAuthorization  = "authorization"
 	// SpanProxy is the Aggregator's hop to a remote APIService's Service.
 	SpanProxy = "proxy"
+	// SpanKubelet is Core's hop to a node's kubelet (pods/log, exec, attach, port-forward,
+	// nodes/proxy), a client span; the kubelet's own is a server span of service KubeletService.
+	SpanKubelet    = "kubelet"
+	KubeletService = "kubelet"
 )
 
 // StorageSpanName names the span of one storage operation (get, list, create, update, delete,
@@ -73,6 +77,24 @@ const (
 	AttrService    = "apichain.service"
 	AttrEndpoint   = "apichain.endpoint"
 	AttrStatusCode = "apichain.status_code"
+
+	// A server behind the Aggregator (the metrics server) trusting its front proxy: the common
+	// name of the client certificate it verified, and the headers that named the user (their
+	// names, never more than the user and groups they gave).
+	AttrFrontProxyClient  = "apichain.front_proxy.client"
+	AttrFrontProxyHeaders = "apichain.front_proxy.headers"
+
+	// The kubelet hop: the node, the kubelet path called (no query), and the kubelet's
+	// authorization of the caller (verb, nodes subresource) beside the authentication and
+	// authorization attributes above.
+	AttrNode               = "apichain.node"
+	AttrKubeletPath        = "apichain.kubelet.path"
+	AttrKubeletSubresource = "apichain.kubelet.subresource"
+
+	// The metrics server's read of its storage (the latest points in memory): how many nodes
+	// or pods were asked for, and how many had a usage to serve.
+	AttrMetricsAsked = "apichain.metrics.asked"
+	AttrMetricsFound = "apichain.metrics.found"
 )
 
 // scope is the instrumentation scope of the chain's own spans.

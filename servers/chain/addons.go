@@ -39,7 +39,7 @@ import (
 // addControllers registers the post-start hook that starts the enabled controllers, each with
 // the identity it has in a cluster (controllerCredentials). running counts every term of
 // controllers until they have all returned: the chain closes etcd only after that.
-func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, files pki.Files, running *sync.WaitGroup) error {
+func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, files pki.Files, running *sync.WaitGroup, tp *tracing.Provider) error {
 	// What every term's Context is made from (a Context is used for one term only).
 	c := controllers.Context{Nodes: o.Nodes, NodeStatusReportFrequency: o.NodeStatusReportFrequency, NodeCIDRMaskSize: o.NodeCIDRMaskSize}
 	// Validate has parsed both.
@@ -65,6 +65,14 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 		// Callers show a certificate of the client CA, as to the chain itself.
 		if c.KubeletClientCA, err = readFile(files.ClientCACert); err != nil {
 			return fmt.Errorf("client CA for the simulated kubelets: %w", err)
+		}
+		// Their spans go where the chain's go (tracing.go).
+		ktp, err := partTracing(tp, tracing.KubeletService)
+		if err != nil {
+			return err
+		}
+		if ktp != nil {
+			c.KubeletTracerProvider = ktp
 		}
 	}
 	if !slices.ContainsFunc(controllers.Names(), o.ControllerEnabled) {
@@ -126,7 +134,8 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 			term := &controllers.Context{Client: client, Metadata: meta, Credentials: creds, Informers: sharedinformers.New(client),
 				RootCA: c.RootCA, ClusterCIDR: c.ClusterCIDR, ServiceCIDR: c.ServiceCIDR, NodeCIDRMaskSize: c.NodeCIDRMaskSize,
 				Nodes: c.Nodes, NodeStatusReportFrequency: c.NodeStatusReportFrequency,
-				KubeletCert: c.KubeletCert, KubeletKey: c.KubeletKey, KubeletClientCA: c.KubeletClientCA}
+				KubeletCert: c.KubeletCert, KubeletKey: c.KubeletKey, KubeletClientCA: c.KubeletClientCA,
+				KubeletTracerProvider: c.KubeletTracerProvider}
 			err := controllers.Run(ctx, term, o.ControllerEnabled)
 			// Counted once Run has returned: Wait must not start before Run's own counts.
 			running.Go(term.Wait)
@@ -226,7 +235,7 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 
 	if o.Metrics == MetricsInProcess {
 		// Its spans go where the chain's go (tracing.go).
-		mtp, err := metricsTracing(tp)
+		mtp, err := partTracing(tp, "metrics-server")
 		if err != nil {
 			return err
 		}
@@ -270,6 +279,10 @@ func startMetrics(ctx context.Context, o CompletedOptions, files pki.Files, url 
 	if o.TracingConfigFile != "" {
 		// Its spans go to the chain's collector: one trace there holds both processes.
 		args = append(args, "--tracing-config-file="+o.TracingConfigFile)
+	}
+	if o.RecordTraces {
+		// And to the chain's ring, so that chain trace shows its hops.
+		args = append(args, "--trace-to-chain")
 	}
 	self, err := os.Executable()
 	if err != nil {

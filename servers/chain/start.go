@@ -188,7 +188,7 @@ func (s *starter) addHooks() error {
 	if err := addIdentityLease(s.head.GenericAPIServer, s.o); err != nil {
 		return err
 	}
-	return addControllers(s.head.GenericAPIServer, s.o, s.files, &s.controllers)
+	return addControllers(s.head.GenericAPIServer, s.o, s.files, &s.controllers, s.completed.tracing)
 }
 
 // prepare runs the head's PrepareRun (health checks, OpenAPI, discovery) and makes the Chain

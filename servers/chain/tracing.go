@@ -62,12 +62,13 @@ func installTraceHandlers(head *genericapiserver.GenericAPIServer, tp *tracing.P
 	})
 }
 
-// metricsTracing is the tracer provider of a metrics server in the chain's process: its spans,
-// under the service name metrics-server, go into the chain's ring and to the chain's
-// collector, if any. nil when the chain traces nothing.
-func metricsTracing(chainTP *tracing.Provider) (*tracing.Provider, error) {
+// partTracing is the tracer provider of a part of the chain's process that is a service of its
+// own in traces (a metrics server in-process, the simulated kubelets): its spans, under that
+// service name, go into the chain's ring and to the chain's collector, if any. nil when the
+// chain traces nothing.
+func partTracing(chainTP *tracing.Provider, service string) (*tracing.Provider, error) {
 	if chainTP == nil || !chainTP.Enabled() {
 		return nil, nil
 	}
-	return tracing.New(context.Background(), tracing.Options{ServiceName: "metrics-server", Ring: chainTP.Ring(), Export: chainTP.Export()})
+	return tracing.New(context.Background(), tracing.Options{ServiceName: service, Ring: chainTP.Ring(), Export: chainTP.Export()})
 }

@@ -1,9 +1,7 @@
 package metrics
 
 import (
-	"context"
 	"fmt"
-	componenttracing "k8s.io/component-base/tracing"
 	"net"
 	"strings"
 	"time"
@@ -17,7 +15,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/apichain/apichain/internal/tracing"
 	"github.com/apichain/apichain/internal/version"
 	"github.com/apichain/apichain/servers/metrics/api"
 	"github.com/apichain/apichain/servers/metrics/openapi"
@@ -110,28 +107,21 @@ func NewConfig(o CompletedOptions) (*Config, error) {
 		TLSClientConfig: rest.TLSClientConfig{CAData: cert.CABundle, ServerName: "localhost"},
 	}
 
-	tp := o.TracerProvider
-	if tp == nil && o.TracingConfigFile != "" {
-		export, err := tracing.ReadConfigFile(o.TracingConfigFile)
-		if err != nil {
-			return fail(fmt.Errorf("--tracing-config-file: %w", err))
-		}
-		if tp, err = tracing.New(context.Background(), tracing.Options{ServiceName: "metrics-server", Export: export}); err != nil {
-			return fail(err)
-		}
+	tp, err := newTracing(o, chain)
+	if err != nil {
+		return fail(err)
 	}
 	if tp != nil {
-		// The request's server span and the handlers' spans, and the delegated reviews sent
-		// back to the chain with the trace's context, so that they join the request's trace.
-		generic.TracerProvider = tp
-		o.Authentication.CustomRoundTripperFn = componenttracing.WrapperFor(tp)
-		o.Authorization.CustomRoundTripperFn = componenttracing.WrapperFor(tp)
+		applyTracing(generic, tp, o)
 	}
 	if err := o.Authentication.ApplyTo(&generic.Authentication, generic.SecureServing, generic.OpenAPIConfig); err != nil {
 		return fail(fmt.Errorf("delegated authentication: %w", err))
 	}
 	if err := o.Authorization.ApplyTo(&generic.Authorization); err != nil {
 		return fail(fmt.Errorf("delegated authorization: %w", err))
+	}
+	if tp != nil {
+		applyAuthTracing(generic)
 	}
 
 	timeout := o.KubeletRequestTimeout

@@ -84,6 +84,11 @@ type Options struct {
 	// own process: its spans go to the collector the TracingConfiguration names, over OTLP/gRPC,
 	// where the chain that runs it sends its own. Ignored with TracerProvider.
 	TracingConfigFile string
+	// TraceToChain reports the spans of a metrics server of its own process to the chain it
+	// serves (its OTLP receiver, as --kubeconfig's user), so that the chain's ring holds the
+	// metrics server's hops in the trace of the request the Aggregator proxied. Ignored with
+	// TracerProvider.
+	TraceToChain bool
 
 	Logs *logs.Options
 }
@@ -136,6 +141,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 
 	// kube-apiserver's name and help text (k8s.io/apiserver pkg/server/options/tracing.go).
 	fss.FlagSet("traces").StringVar(&o.TracingConfigFile, "tracing-config-file", o.TracingConfigFile, "File with apiserver tracing configuration.")
+	fss.FlagSet("traces").BoolVar(&o.TraceToChain, "trace-to-chain", o.TraceToChain, "Report the spans of the requests served here to the chain this server serves (/debug/apichain/otlp/v1/traces; the kubeconfig's user needs the ClusterRole apichain:trace-reporter), so that chain trace shows them in the trace of the request the chain proxied.")
 
 	o.Authentication.AddFlags(fss.FlagSet("apiserver authentication"))
 	o.Authorization.AddFlags(fss.FlagSet("apiserver authorization"))

@@ -47,7 +47,7 @@ func newNodeMetrics(usage MetricsGetter, nodes v1listers.NodeLister, only []labe
 }
 
 // List returns the usage of the nodes that match the label and field selectors, by name.
-func (m *nodeMetrics) List(_ context.Context, opts *metainternalversion.ListOptions) (runtime.Object, error) {
+func (m *nodeMetrics) List(ctx context.Context, opts *metainternalversion.ListOptions) (runtime.Object, error) {
 	nodes, err := m.nodes.List(labelSelector(opts).Add(m.only...))
 	if err != nil {
 		return nil, fmt.Errorf("listing nodes: %w", err)
@@ -55,7 +55,7 @@ func (m *nodeMetrics) List(_ context.Context, opts *metainternalversion.ListOpti
 	if opts != nil && opts.FieldSelector != nil {
 		nodes = nodesMatching(nodes, opts.FieldSelector)
 	}
-	items, err := m.usageOf(nodes...)
+	items, err := m.usageOf(ctx, nodes...)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (m *nodeMetrics) List(_ context.Context, opts *metainternalversion.ListOpti
 }
 
 // Get returns the usage of one node; NotFound when there is no such node, or no usage yet.
-func (m *nodeMetrics) Get(_ context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
+func (m *nodeMetrics) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
 	node, err := m.nodes.Get(name)
 	if apierrors.IsNotFound(err) {
 		return nil, err
@@ -71,7 +71,7 @@ func (m *nodeMetrics) Get(_ context.Context, name string, _ *metav1.GetOptions) 
 	if err != nil {
 		return nil, fmt.Errorf("getting node %s: %w", name, err)
 	}
-	items, err := m.usageOf(node)
+	items, err := m.usageOf(ctx, node)
 	if err != nil {
 		return nil, err
 	}
@@ -81,8 +81,10 @@ func (m *nodeMetrics) Get(_ context.Context, name string, _ *metav1.GetOptions) 
 	return &items[0], nil
 }
 
-func (m *nodeMetrics) usageOf(nodes ...*corev1.Node) ([]metrics.NodeMetrics, error) {
+func (m *nodeMetrics) usageOf(ctx context.Context, nodes ...*corev1.Node) ([]metrics.NodeMetrics, error) {
+	span := startRead(ctx, len(nodes))
 	items, err := m.usage.GetNodeMetrics(nodes...)
+	span.end(len(items), err)
 	if err != nil {
 		return nil, fmt.Errorf("reading node usage: %w", err)
 	}

@@ -55,7 +55,7 @@ func (m *podMetrics) List(ctx context.Context, opts *metainternalversion.ListOpt
 	if opts != nil {
 		sel = opts.FieldSelector
 	}
-	items, err := m.usageOf(podsMatching(objs, sel)...)
+	items, err := m.usageOf(ctx, podsMatching(objs, sel)...)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (m *podMetrics) Get(ctx context.Context, name string, _ *metav1.GetOptions)
 	if err != nil {
 		return nil, fmt.Errorf("getting pod %s/%s: %w", namespace, name, err)
 	}
-	items, err := m.usageOf(podsMatching([]runtime.Object{obj}, nil)...)
+	items, err := m.usageOf(ctx, podsMatching([]runtime.Object{obj}, nil)...)
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +83,10 @@ func (m *podMetrics) Get(ctx context.Context, name string, _ *metav1.GetOptions)
 	return &items[0], nil
 }
 
-func (m *podMetrics) usageOf(pods ...*metav1.PartialObjectMetadata) ([]metrics.PodMetrics, error) {
+func (m *podMetrics) usageOf(ctx context.Context, pods ...*metav1.PartialObjectMetadata) ([]metrics.PodMetrics, error) {
+	span := startRead(ctx, len(pods))
 	items, err := m.usage.GetPodMetrics(pods...)
+	span.end(len(items), err)
 	if err != nil {
 		return nil, fmt.Errorf("reading pod usage: %w", err)
 	}

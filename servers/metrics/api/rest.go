@@ -5,6 +5,9 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/metrics/pkg/apis/metrics"
+
+	"github.com/apichain/apichain/internal/tracing"
 )
 
 // readOnly is what the two resources share: they are read-only kinds with a Table form.
@@ -125,4 +130,23 @@ func (r readOnly) ConvertToTable(_ context.Context, obj runtime.Object, _ runtim
 		table.Rows = append(table.Rows, metav1.TableRow{Cells: cells, Object: runtime.RawExtension{Object: r.obj}})
 	}
 	return table, nil
+}
+
+// readSpan is the span of one read of the storage, in the trace of the request it serves.
+type readSpan struct{ span trace.Span }
+
+// startRead starts the span of a read of the usage of asked nodes or pods.
+func startRead(ctx context.Context, asked int) readSpan {
+	_, span := tracing.Start(ctx, tracing.StorageSpanName("read"),
+		attribute.String(tracing.AttrStorageOperation, "read"), attribute.Int(tracing.AttrMetricsAsked, asked))
+	return readSpan{span}
+}
+
+// end ends it with how many had a usage.
+func (s readSpan) end(found int, err error) {
+	s.span.SetAttributes(attribute.Int(tracing.AttrMetricsFound, found))
+	if err != nil {
+		s.span.SetStatus(codes.Error, err.Error())
+	}
+	s.span.End()
 }

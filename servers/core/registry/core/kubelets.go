@@ -23,8 +23,6 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/client-go/transport"
-
-	"github.com/apichain/apichain/internal/chainheader"
 )
 
 // KubeletClient is how Core authenticates to kubelets and verifies them: PEM client
@@ -123,8 +121,5 @@ func (r *nodeProxyREST) Connect(ctx context.Context, id string, opts runtime.Obj
 	}
 	loc.Path = utilnet.JoinPreservingTrailingSlash(loc.Path, o.Path)
 	h := proxy.NewUpgradeAwareHandler(loc, rt, true, false, proxy.NewErrorResponder(responder))
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set(chainheader.Name, kubeletAnswers(name))
-		h.ServeHTTP(w, req)
-	}), nil
+	return kubeletHop(name, loc.Path, h), nil
 }

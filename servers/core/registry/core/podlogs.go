@@ -76,7 +76,7 @@ func (r *podLogREST) Get(ctx context.Context, name string, opts runtime.Object) 
 	chainheader.Set(ctx, kubeletAnswers(pod.Spec.NodeName))
 	return &genericrest.LocationStreamer{
 		Location:        loc,
-		Transport:       r.kubelets.transport,
+		Transport:       hopTransport{rt: r.kubelets.transport, node: pod.Spec.NodeName},
 		ContentType:     "text/plain",
 		Flush:           o.Follow,
 		ResponseChecker: genericrest.NewGenericHttpResponseChecker(corev1.Resource("pods/log"), name),

@@ -19,8 +19,6 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	translator "k8s.io/apiserver/pkg/util/proxy"
-
-	"github.com/apichain/apichain/internal/chainheader"
 )
 
 // podStreamREST serves pods/exec and pods/attach (`kubectl exec`, `kubectl attach`): the
@@ -97,10 +95,7 @@ func (r *podStreamREST) Connect(ctx context.Context, name string, opts runtime.O
 	spdy := proxy.NewUpgradeAwareHandler(loc, r.kubelets.transport, false, true, proxy.NewErrorResponder(responder))
 	websocket := translator.NewStreamTranslatorHandler(loc, r.kubelets.transport, 0, streams)
 	h := translator.NewTranslatingHandler(spdy, websocket, wsstream.IsWebSocketRequestWithStreamCloseProtocol)
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set(chainheader.Name, kubeletAnswers(pod.Spec.NodeName))
-		h.ServeHTTP(w, req)
-	}), nil
+	return kubeletHop(pod.Spec.NodeName, loc.Path, h), nil
 }
 
 // podPortForwardREST serves pods/portforward (`kubectl port-forward`): the kubelet's
@@ -150,10 +145,7 @@ func (r *podPortForwardREST) Connect(ctx context.Context, name string, opts runt
 	loc.RawQuery = query.Encode()
 	spdy := proxy.NewUpgradeAwareHandler(loc, r.kubelets.transport, false, true, proxy.NewErrorResponder(responder))
 	h := translator.NewTranslatingHandler(spdy, translator.NewTunnelingHandler(spdy), wsstream.IsWebSocketRequestWithTunnelingProtocol)
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set(chainheader.Name, kubeletAnswers(pod.Spec.NodeName))
-		h.ServeHTTP(w, req)
-	}), nil
+	return kubeletHop(pod.Spec.NodeName, loc.Path, h), nil
 }
 
 // authorizeCreate checks that the caller may create the subresource it connects to, whatever

@@ -1,0 +1,81 @@
+package kubelet
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	componenttracing "k8s.io/component-base/tracing"
+
+	"github.com/apichain/apichain/internal/tracing"
+)
+
+// The kubelet's span in the trace of the chain request that called it: a server span, service
+// kubelet, child of Core's hop (its context comes in the traceparent header), saying whom the
+// kubelet let in and why (auth.go adds that). Calls that carry no trace (the metrics server's
+// scrapes, every few seconds on every node) are not traced: they would bury the requests.
+
+// traced serves h with the kubelet's span for the requests that carry a trace, with tp.
+func traced(tp trace.TracerProvider, node string, h http.Handler) http.Handler {
+	if tp == nil {
+		return h
+	}
+	tracer := tp.Tracer("github.com/apichain/apichain/kubelet")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := componenttracing.Propagators().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		if !trace.SpanContextFromContext(ctx).IsValid() {
+			h.ServeHTTP(w, r)
+			return
+		}
+		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		ctx, span := tracer.Start(ctx, r.Method+" /"+first, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
+			attribute.String(tracing.AttrNode, node), attribute.String(tracing.AttrKubeletPath, r.URL.Path)))
+		defer span.End()
+		sw := &statusWriter{ResponseWriter: w}
+		h.ServeHTTP(sw, r.WithContext(ctx))
+		if sw.status != 0 {
+			span.SetAttributes(attribute.String(tracing.AttrStatusCode, strconv.Itoa(sw.status)))
+		}
+	})
+}
+
+// statusWriter notes the status code of the answer. Streams need what lies below it: flushing
+// (logs -f) and the connection itself (exec, port-forward).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if w.status == 0 {
+		w.status = http.StatusSwitchingProtocols
+	}
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
