@@ -19,7 +19,7 @@ import (
 	"github.com/apichain/apichain/test/anchor"
 )
 
-// The kwok the reference runs with: the release the issue measured against.
+// The kwok the reference runs with: v0.8.0, the release the earlier scale figures were measured with.
 const kwokModule, kwokVersion = "sigs.k8s.io/kwok", "v0.8.0"
 
 // kwokStages are the stages kwokctl gives kwok when the user names none (kwokctl's
