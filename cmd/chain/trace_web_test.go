@@ -34,7 +34,9 @@ func testTracePage(t *testing.T, c *traceChain) {
 	if _, err := c.client.CoreV1().ConfigMaps("trace-a").Create(context.Background(), configMap("page"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f := follow(t, c.KubeconfigPath, "--web", "127.0.0.1:0")
+	// The kubelets' Lease renewals and the controllers' requests are traced too, any moment: the
+	// page follows this test's namespace only, so that the newest request is the one made here.
+	f := follow(t, c.KubeconfigPath, "--web", "127.0.0.1:0", "--path", "/api/v1/namespaces/trace-a/")
 	url := regexp.MustCompile(`the page is at (http://127\.0\.0\.1:\d+/)`).FindStringSubmatch(f.out.String())
 	if url == nil {
 		t.Fatalf("chain trace --web did not say where its page is:\n%s", f.out)

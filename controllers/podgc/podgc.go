@@ -26,6 +26,7 @@ package podgc
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,6 +37,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -253,17 +255,18 @@ func (gc *Controller) syncFinished(ctx context.Context) error {
 // spares a pod of the same name made meanwhile.
 func (gc *Controller) forceDelete(ctx context.Context, pod *corev1.Pod, condition *corev1.PodCondition) error {
 	if !finished(pod) {
-		status := pod.Status.DeepCopy()
-		status.Phase = corev1.PodFailed
+		// A patch, as kube-controller-manager's pod GC sends: its role (system:controller:
+		// pod-garbage-collector) may patch pods/status, not update it. Conditions merge by type.
+		status := map[string]any{"phase": corev1.PodFailed}
 		if condition != nil {
 			condition.LastTransitionTime = metav1.Now()
-			status.Conditions = append(slices.DeleteFunc(status.Conditions, func(c corev1.PodCondition) bool {
-				return c.Type == condition.Type
-			}), *condition)
+			status["conditions"] = []corev1.PodCondition{*condition}
 		}
-		updated := pod.DeepCopy()
-		updated.Status = *status
-		_, err := gc.Client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+		patch, err := json.Marshal(map[string]any{"status": status})
+		if err != nil {
+			return err
+		}
+		_, err = gc.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
