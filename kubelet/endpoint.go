@@ -7,11 +7,12 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/apichain/apichain/internal/sharedinformers"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+
+	"github.com/apichain/apichain/internal/sharedinformers"
 )
 
 // endpoint is node n's kubelet API, behind the guard of auth.go: the paths kube-apiserver

@@ -36,46 +36,28 @@ func traced(tp trace.TracerProvider, node string, h http.Handler) http.Handler {
 		ctx, span := tracer.Start(ctx, r.Method+" /"+first, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
 			attribute.String(tracing.AttrNode, node), attribute.String(tracing.AttrKubeletPath, r.URL.Path)))
 		defer span.End()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := statusWriter{&tracing.StatusRecorder{ResponseWriter: w}}
 		h.ServeHTTP(sw, r.WithContext(ctx))
-		if sw.status != 0 {
-			span.SetAttributes(attribute.String(tracing.AttrStatusCode, strconv.Itoa(sw.status)))
+		if sw.Code != 0 {
+			span.SetAttributes(attribute.String(tracing.AttrStatusCode, strconv.Itoa(sw.Code)))
 		}
 	})
 }
 
 // statusWriter notes the status code of the answer. Streams need what lies below it: flushing
-// (logs -f) and the connection itself (exec, port-forward).
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
+// (logs -f) and the connection itself (exec, port-forward), whose switch of protocols is its
+// answer.
+type statusWriter struct{ *tracing.StatusRecorder }
 
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
+func (w statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
-func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	if w.status == 0 {
-		w.status = http.StatusSwitchingProtocols
+func (w statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if w.Code == 0 {
+		w.Code = http.StatusSwitchingProtocols
 	}
 	return http.NewResponseController(w.ResponseWriter).Hijack()
 }
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -110,13 +110,13 @@ func startProxy(w http.ResponseWriter, r *http.Request, svc *apiregistrationv1.A
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GetConn: func(hostPort string) { span.SetAttributes(attribute.String(tracing.AttrEndpoint, hostPort)) },
 	})
-	status := &statusRecorder{ResponseWriter: w}
+	status := &tracing.StatusRecorder{ResponseWriter: w}
 	return responsewriter.WrapForHTTP1Or2(status), r.WithContext(ctx), func() {
-		if status.code != 0 {
-			span.SetAttributes(attribute.Int(tracing.AttrStatusCode, status.code))
+		if status.Code != 0 {
+			span.SetAttributes(attribute.Int(tracing.AttrStatusCode, status.Code))
 		}
-		if status.code >= 500 {
-			span.SetStatus(codes.Error, http.StatusText(status.code))
+		if status.Code >= 500 {
+			span.SetStatus(codes.Error, http.StatusText(status.Code))
 		}
 		span.End()
 	}
@@ -130,25 +130,3 @@ func serviceOf(svc *apiregistrationv1.APIService) string {
 	}
 	return fmt.Sprintf("%s/%s:%d", ref.Namespace, ref.Name, port)
 }
-
-// statusRecorder notes the status code of a response.
-type statusRecorder struct {
-	http.ResponseWriter
-	code int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.code == 0 {
-		s.code = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.code == 0 {
-		s.code = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
