@@ -310,7 +310,9 @@ func (s *Simulator) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.runCtx = ctx
-	s.recorder = recorder(ctx, s.client)
+	var stopEvents func()
+	s.recorder, stopEvents = recorder(ctx, s.client)
+	defer stopEvents()
 
 	defer s.nodeQueue.ShutDown()
 	defer s.podQueue.ShutDown()
@@ -365,15 +367,12 @@ func (s *Simulator) work(ctx context.Context, q workqueue.TypedRateLimitingInter
 	}
 }
 
-// recorder returns an event recorder reporting as the kubelet does, which stops when ctx is done.
-func recorder(ctx context.Context, client kubernetes.Interface) record.EventRecorder {
+// recorder returns an event recorder reporting as the kubelet does, and the function that stops
+// it, which Run calls before it returns, so that nothing of the simulator outlives Run.
+func recorder(ctx context.Context, client kubernetes.Interface) (record.EventRecorder, func()) {
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	go func() {
-		<-ctx.Done()
-		broadcaster.Shutdown()
-	}()
-	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet"})
+	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet"}), broadcaster.Shutdown
 }
 
 // tombstone unwraps what a DeleteFunc receives.
