@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericfeatures "k8s.io/apiserver/pkg/features"
 	"k8s.io/apiserver/pkg/registry/generic"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/cacher"
 	"k8s.io/apiserver/pkg/storage/etcd3"
@@ -80,9 +81,27 @@ func (c *Clients) WithTracing(tp oteltrace.TracerProvider) *Clients {
 
 // RESTOptionsGetter wraps inner (what EtcdOptions.ApplyTo installs): the same options, with
 // stores on c's clients, behind a watch cache when cached (kube-apiserver's
-// --watch-cache, on in the chain).
-func (c *Clients) RESTOptionsGetter(inner generic.RESTOptionsGetter, cached bool) generic.RESTOptionsGetter {
-	return optionsGetter{inner, c, cached}
+// --watch-cache, on in the chain) except for the resources in notCached (those whose
+// --watch-cache-sizes entry is 0: kube-apiserver's default leaves Events out, see
+// WatchCacheOff).
+func (c *Clients) RESTOptionsGetter(inner generic.RESTOptionsGetter, cached bool, notCached map[schema.GroupResource]bool) generic.RESTOptionsGetter {
+	return optionsGetter{inner: inner, clients: c, cached: cached, notCached: notCached}
+}
+
+// WatchCacheOff are the resources that sizes (EtcdOptions.WatchCacheSizes, "resource.group#size")
+// give a size of 0: served from etcd without a watch cache, as kube-apiserver serves them.
+func WatchCacheOff(sizes []string) (map[schema.GroupResource]bool, error) {
+	parsed, err := genericoptions.ParseWatchCacheSizes(sizes)
+	if err != nil {
+		return nil, err
+	}
+	off := map[schema.GroupResource]bool{}
+	for gr, size := range parsed {
+		if size == 0 {
+			off[gr] = true
+		}
+	}
+	return off, nil
 }
 
 // Uncached is getter (one of RESTOptionsGetter's) giving stores without a watch cache: for
@@ -96,9 +115,10 @@ func Uncached(getter generic.RESTOptionsGetter) generic.RESTOptionsGetter {
 }
 
 type optionsGetter struct {
-	inner   generic.RESTOptionsGetter
-	clients *Clients
-	cached  bool
+	inner     generic.RESTOptionsGetter
+	clients   *Clients
+	cached    bool
+	notCached map[schema.GroupResource]bool
 }
 
 func (g optionsGetter) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
@@ -108,7 +128,7 @@ func (g optionsGetter) GetRESTOptions(resource schema.GroupResource, example run
 	case g.clients == nil:
 		opts.Decorator = generic.UndecoratedStorage
 	default:
-		opts.Decorator = g.clients.decorator(g.cached)
+		opts.Decorator = g.clients.decorator(g.cached && !g.notCached[resource])
 	}
 	return opts, err
 }

@@ -103,9 +103,13 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	if generic.tracing.Enabled() {
 		clients.WithTracing(generic.tracing)
 	}
+	notCached, err := etcdstorage.WatchCacheOff(etcd.WatchCacheSizes)
+	if err != nil {
+		return nil, fmt.Errorf("watch cache sizes: %w", err)
+	}
 	stores := func(g genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
 		// Departure: etcd's errors are Statuses (413, 504, 500 with a reason).
-		return departures.StorageErrorsAsStatus(clients.RESTOptionsGetter(g, etcd.EnableWatchCache))
+		return departures.StorageErrorsAsStatus(clients.RESTOptionsGetter(g, etcd.EnableWatchCache, notCached))
 	}
 	coreConfig.Generic.RESTOptionsGetter = stores(coreConfig.Generic.RESTOptionsGetter)
 	extensionsConfig.GenericConfig.RESTOptionsGetter = stores(extensionsConfig.GenericConfig.RESTOptionsGetter)
@@ -276,6 +280,10 @@ func etcdOptions(servers []string, o CompletedOptions) *genericoptions.EtcdOptio
 	backend.CompactionInterval = o.EtcdCompactionInterval
 	etcd := genericoptions.NewEtcdOptions(backend)
 	etcd.DefaultStorageMediaType = runtime.ContentTypeProtobuf
+	// kube-apiserver's default --watch-cache-sizes: Events are read from etcd, not cached.
+	// Cached, every Event of the last hour (--event-ttl) would live in memory twice (core and
+	// events.k8s.io have a store each), growing with the cluster's churn.
+	etcd.WatchCacheSizes = []string{"events#0", "events.events.k8s.io#0"}
 	return etcd
 }
 

@@ -207,6 +207,27 @@ func TestAnalysis(t *testing.T) {
 	}
 }
 
+// TestVerdictSaysFailOnMissedTargets: a run that loses nothing but misses a target it is judged
+// on says FAIL in its first line, as the test that ran it fails; one not judged on targets
+// (a short run) says PASS and still lists what it missed.
+func TestVerdictSaysFailOnMissedTargets(t *testing.T) {
+	for _, judged := range []bool{true, false} {
+		r := &Result{Config: Config{Duration: 30 * time.Minute, JudgeTargets: judged}}
+		for i := 0; i <= 180; i++ {
+			at := time.Duration(i) * 10 * time.Second
+			r.Samples = append(r.Samples, Sample{At: at, Start: 1, Up: true, RSS: 300 + 4*at.Minutes()/10, Goroutines: 2800, FDs: 60})
+		}
+		v := r.Verdict()
+		want := "soak PASS "
+		if judged {
+			want = "soak FAIL "
+		}
+		if !strings.HasPrefix(v, want) || !strings.Contains(v, "targets missed: RSS slope") {
+			t.Errorf("judged on targets %v: verdict %q, want it to start %q and list the RSS slope", judged, v, want)
+		}
+	}
+}
+
 // TestBounds: a short run within bounds is correct; goroutines or file descriptors that
 // double, or memory that triples, within one chain process are not. A restarted process is
 // held against its own first sample.

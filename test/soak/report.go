@@ -247,11 +247,11 @@ func (a Analysis) Missed() []string {
 // Verdict is the one-line summary of a run.
 func (r *Result) Verdict() string {
 	a := r.Analyse()
+	missed := a.Missed()
 	word := "PASS"
-	if !a.Correct() {
+	if !a.Correct() || (r.JudgeTargets && len(missed) > 0) {
 		word = "FAIL"
 	}
-	missed := a.Missed()
 	targets := "targets met"
 	if len(missed) > 0 {
 		targets = "targets missed: " + strings.Join(missed, ", ")

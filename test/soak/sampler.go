@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -54,6 +55,11 @@ type Sampler struct {
 	Process func() (int, int)
 	// OnCompaction is told when etcd's compaction revision moves.
 	OnCompaction func(rev int64)
+	// HeapProfiles, if set, saves the chain's heap profile (/debug/pprof/heap) into ProfileDir
+	// at about every such interval, as heap-<start>-<minutes>m.pb.gz: what a rising Go heap
+	// is made of, compared with `go tool pprof -base`.
+	HeapProfiles time.Duration
+	ProfileDir   string
 
 	samples list[Sample]
 }
@@ -63,6 +69,7 @@ func (s *Sampler) Run(ctx context.Context) {
 	t := time.NewTicker(s.Every)
 	defer t.Stop()
 	var lastCompact int64
+	var lastProfile time.Duration
 	for {
 		select {
 		case <-ctx.Done():
@@ -73,6 +80,10 @@ func (s *Sampler) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return // taken while the soak ended: its reads were cut short
 		}
+		if s.HeapProfiles > 0 && sm.Up && sm.At-lastProfile >= s.HeapProfiles {
+			lastProfile = sm.At
+			s.saveHeapProfile(ctx, sm)
+		}
 		if sm.CompactRev > 0 && sm.CompactRev != lastCompact {
 			lastCompact = sm.CompactRev
 			if s.OnCompaction != nil {
@@ -81,6 +92,17 @@ func (s *Sampler) Run(ctx context.Context) {
 		}
 		s.samples.add(sm)
 	}
+}
+
+// saveHeapProfile writes the chain's heap profile beside the report; a profile that cannot be
+// read (the chain is restarting) is skipped, not an error of the run.
+func (s *Sampler) saveHeapProfile(ctx context.Context, sm Sample) {
+	b, err := s.Metrics.Get().AbsPath("/debug/pprof/heap").DoRaw(ctx)
+	if err != nil {
+		return
+	}
+	name := fmt.Sprintf("heap-%d-%03.0fm.pb.gz", sm.Start, sm.At.Minutes())
+	_ = os.WriteFile(filepath.Join(s.ProfileDir, name), b, 0o644)
 }
 
 // Once takes a sample now, out of turn: the last one, at the end of the run.

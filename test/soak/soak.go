@@ -45,6 +45,11 @@ type Config struct {
 	ReportDir string
 	// Logf shows progress (a test's Logf).
 	Logf func(format string, args ...any)
+	// HeapProfiles, if set, saves the chain's heap profile into ReportDir at about this interval.
+	HeapProfiles time.Duration
+	// JudgeTargets makes the targets on resources and latency (Analysis.Missed) part of the
+	// verdict, as they are for runs long enough to measure them; otherwise they are reported only.
+	JudgeTargets bool
 	// Anchor, if set, is a running kube-apiserver + etcd to put the same workload and watchers
 	// on instead of the chain: no chain process, no disruptions, no kubelets, no kubectl.
 	Anchor *rest.Config
@@ -205,7 +210,7 @@ func (s *soak) run(ctx context.Context) (*Result, error) {
 		goRun(w.Run)
 	}
 	s.sampler = &Sampler{Every: 10 * time.Second, Recorder: s.rec, Metrics: kubernetes.NewForConfigOrDie(s.rest).Discovery().RESTClient(),
-		Process: s.process, OnCompaction: s.compacted}
+		Process: s.process, OnCompaction: s.compacted, HeapProfiles: s.cfg.HeapProfiles, ProfileDir: s.cfg.ReportDir}
 	if s.proc != nil {
 		s.sampler.DataDir = s.proc.DataDir
 	}

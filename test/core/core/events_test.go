@@ -1,11 +1,15 @@
 package core_test
 
 import (
+	"bytes"
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -143,4 +147,84 @@ func TestEventsV1Validation(t *testing.T) {
 	if _, err := cs.EventsV1().Events(ns).Update(ctx, e, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `reason: Invalid value: "Other": field is immutable`) {
 		t.Errorf("changing the reason: %v", err)
 	}
+}
+
+// TestEventsAreReadFromEtcd: as kube-apiserver (its default --watch-cache-sizes), the chain keeps
+// no watch cache for Events, in either group. Cached, every Event of the last hour (--event-ttl)
+// would be held in memory twice, and a busy cluster's memory would grow for an hour: the leak
+// the hour-long soak found.
+func TestEventsAreReadFromEtcd(t *testing.T) {
+	cs, _ := testchain.Clients(t, shared)
+	ns := testchain.Namespace(t, shared)
+	ctx := context.Background()
+	w, err := cs.EventsV1().Events(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := cs.CoreV1().Events(ns).Create(ctx, &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "from-etcd"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "p", Namespace: ns},
+		Reason:         "Started", Message: "started", Type: corev1.EventTypeNormal,
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "beside-the-event"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Watches and lists of Events, served by etcd, see the new Event.
+	select {
+	case e := <-w.ResultChan():
+		if ev, ok := e.Object.(*eventsv1.Event); e.Type != watch.Added || !ok || ev.Name != "from-etcd" {
+			t.Errorf("watch of Events: %s %+v", e.Type, e.Object)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no watch event for a new Event")
+	}
+	list, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=Started"})
+	if err != nil || len(list.Items) != 1 {
+		t.Errorf("list of Events by reason: %v, %v", list, err)
+	}
+
+	// A watch cache counts the events it receives from etcd: the ConfigMap's cache shows it;
+	// no cache of Events exists to count the Event.
+	var received map[string]bool
+	testchain.Eventually(t, "the ConfigMaps' watch cache to count the new ConfigMap", func(context.Context) (bool, error) {
+		received = watchCacheEventsReceived(t)
+		return received["configmaps."], nil
+	})
+	for _, gr := range []string{"events.", "events.events.k8s.io"} {
+		if received[gr] {
+			t.Errorf("%s has a watch cache; kube-apiserver reads Events from etcd", gr)
+		}
+	}
+}
+
+// watchCacheEventsReceived lists the resources ("resource.group") whose watch cache counts
+// events received in the shared chain's /metrics.
+func watchCacheEventsReceived(t *testing.T) map[string]bool {
+	t.Helper()
+	resp, body := testchain.Get(t, shared, "/metrics")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %d\n%s", resp.StatusCode, body)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("parsing /metrics: %v", err)
+	}
+	out := map[string]bool{}
+	for _, m := range families["apiserver_watch_cache_events_received_total"].GetMetric() {
+		var group, resource string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "group":
+				group = l.GetValue()
+			case "resource":
+				resource = l.GetValue()
+			}
+		}
+		out[resource+"."+group] = true
+	}
+	return out
 }
