@@ -45,7 +45,14 @@ func traced(tp trace.TracerProvider, node string, h http.Handler) http.Handler {
 	})
 }
 
-// callerTrace is the trace context Core sent, in the traceparent header.
+// callerTrace is the trace context Core sent: in the traceparent header, or, for exec and
+// attach, in the query (Core's translation of kubectl's WebSocket to SPDY makes a request of
+// its own, without the original's headers).
 func callerTrace(r *http.Request) context.Context {
-	return componenttracing.Propagators().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+	p := componenttracing.Propagators()
+	ctx := p.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+	if trace.SpanContextFromContext(ctx).IsValid() {
+		return ctx
+	}
+	return p.Extract(r.Context(), tracing.QueryCarrier(r.URL.Query()))
 }

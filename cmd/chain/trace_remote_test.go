@@ -175,6 +175,9 @@ func TestTraceMetricsChild(t *testing.T) {
 // Core's client span to the node's kubelet, which names the endpoint it dialled and the status
 // code of the answer, and below it the kubelet's own span (service kubelet), which says how the
 // kubelet knew the caller, what the chain's SubjectAccessReview allowed and what it answered.
+// exec and attach switch protocols: their code is 101, and their trace context must reach the
+// kubelet whether kubectl speaks WebSocket (which Core translates to a request of its own) or
+// SPDY (which Core proxies as it is).
 func TestTraceKubeletHop(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -227,6 +230,16 @@ func TestTraceKubeletHop(t *testing.T) {
 		{name: "logs", args: []string{"logs", "greeter"}, want: "hello from the chain",
 			path: "/api/v1/namespaces/default/pods/greeter/log", kubeletPath: "/containerLogs/default/greeter/greeter",
 			kubeletSpan: "GET /containerLogs", code: "200"},
+		{name: "exec over WebSocket", args: []string{"exec", "greeter", "--", "echo", "over websocket"}, want: "over websocket",
+			path: "/api/v1/namespaces/default/pods/greeter/exec", kubeletPath: "/exec/default/greeter/greeter",
+			kubeletSpan: "POST /exec", code: "101"},
+		{name: "exec over SPDY", args: []string{"exec", "greeter", "--", "echo", "over spdy"}, want: "over spdy",
+			env:  []string{"KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false"},
+			path: "/api/v1/namespaces/default/pods/greeter/exec", kubeletPath: "/exec/default/greeter/greeter",
+			kubeletSpan: "POST /exec", code: "101"},
+		{name: "attach", args: []string{"attach", "-i", "greeter"}, stdin: "echo attached\nexit\n", want: "attached",
+			path: "/api/v1/namespaces/default/pods/greeter/attach", kubeletPath: "/attach/default/greeter/greeter",
+			kubeletSpan: "POST /attach", code: "101"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, c.args...)...)

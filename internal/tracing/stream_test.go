@@ -2,11 +2,16 @@ package tracing
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // TestStreamRecorderReadsUpgrades: a handler that takes over the connection writes its answer
@@ -70,5 +75,23 @@ func TestStreamRecorderReadsUpgrades(t *testing.T) {
 				t.Errorf("recorded %d, want %d", code, c.want)
 			}
 		})
+	}
+}
+
+// TestQueryCarrier: a trace context injected into a query comes out of it the same, beside the
+// query's own parameters.
+func TestQueryCarrier(t *testing.T) {
+	tp := recordInto(NewRing(RingOptions{}))
+	ctx, span := tp.Tracer("test").Start(context.Background(), "exec", trace.WithSpanKind(trace.SpanKindClient))
+	defer span.End()
+	prop := propagation.TraceContext{}
+	q := map[string][]string{"command": {"sh", "-c", "echo hi"}, "stdout": {"1"}}
+	prop.Inject(ctx, QueryCarrier(q))
+	if !strings.HasPrefix(q["traceparent"][0], "00-"+span.SpanContext().TraceID().String()) || len(q["command"]) != 3 {
+		t.Fatalf("query after inject: %v", q)
+	}
+	got := trace.SpanContextFromContext(prop.Extract(context.Background(), QueryCarrier(q)))
+	if got.TraceID() != span.SpanContext().TraceID() || got.SpanID() != span.SpanContext().SpanID() || !got.IsRemote() {
+		t.Errorf("extracted %v, want the span's context %v", got, span.SpanContext())
 	}
 }

@@ -40,12 +40,21 @@ func injectTrace(ctx context.Context, h http.Header) {
 // nodes/proxy) that passes the request on to node's kubelet at loc with the handler proxy makes
 // for it: it says so in X-Chain-Server and traces the hop, for as long as that handler serves
 // (a stream's whole life).
-func kubeletHop(node string, loc *url.URL, proxy func(loc *url.URL) http.Handler) http.Handler {
+//
+// With inQuery, the trace context also goes in the query of the kubelet's URL: kubectl's
+// WebSocket is translated to a new SPDY request to the kubelet that carries only that URL, none
+// of the original's headers.
+func kubeletHop(node string, loc *url.URL, inQuery bool, proxy func(loc *url.URL) http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set(chainheader.Name, kubeletAnswers(node))
 		req, span := startKubeletHop(req, node, loc)
 		defer span.End()
 		to := *loc
+		if inQuery && span.SpanContext().IsValid() {
+			q := to.Query()
+			componenttracing.Propagators().Inject(req.Context(), tracing.QueryCarrier(q))
+			to.RawQuery = q.Encode()
+		}
 		sw := tracing.NewStreamRecorder(w)
 		proxy(&to).ServeHTTP(sw, req)
 		if code := sw.Status(); code != 0 {

@@ -92,7 +92,7 @@ func (r *podStreamREST) Connect(ctx context.Context, name string, opts runtime.O
 	}
 	loc.Path = "/" + sub + "/" + pod.Namespace + "/" + pod.Name + "/" + container
 	loc.RawQuery = query.Encode()
-	return kubeletHop(pod.Spec.NodeName, loc, func(loc *url.URL) http.Handler {
+	return kubeletHop(pod.Spec.NodeName, loc, true, func(loc *url.URL) http.Handler {
 		spdy := proxy.NewUpgradeAwareHandler(loc, r.kubelets.transport, false, true, proxy.NewErrorResponder(responder))
 		websocket := translator.NewStreamTranslatorHandler(loc, r.kubelets.transport, 0, streams)
 		return translator.NewTranslatingHandler(spdy, websocket, wsstream.IsWebSocketRequestWithStreamCloseProtocol)
@@ -144,7 +144,7 @@ func (r *podPortForwardREST) Connect(ctx context.Context, name string, opts runt
 		query.Add("port", strconv.Itoa(int(port)))
 	}
 	loc.RawQuery = query.Encode()
-	return kubeletHop(pod.Spec.NodeName, loc, func(loc *url.URL) http.Handler {
+	return kubeletHop(pod.Spec.NodeName, loc, true, func(loc *url.URL) http.Handler {
 		spdy := proxy.NewUpgradeAwareHandler(loc, r.kubelets.transport, false, true, proxy.NewErrorResponder(responder))
 		return translator.NewTranslatingHandler(spdy, translator.NewTunnelingHandler(spdy), wsstream.IsWebSocketRequestWithTunnelingProtocol)
 	}), nil
