@@ -115,3 +115,32 @@ func TestTracePrintsAdmissionPluginsAsSteps(t *testing.T) {
 		}
 	}
 }
+
+// A trace the chain publishes again, with spans of another process that came in after it
+// completed, is printed again, and says why.
+func TestTracePrintsUpdatesAgain(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tr := &tracing.Trace{TraceID: "t1", Seq: 1, Start: start, DurationMs: 5,
+		Request: tracing.Request{Verb: "list", Path: "/apis/metrics.k8s.io/v1beta1/nodes", Code: 200},
+		Spans:   []*tracing.Span{{SpanID: "a", Name: "GET", Service: "apichain", Start: start, DurationMs: 5}}}
+	again := *tr
+	again.Seq, again.Update = 2, true
+	again.Spans = []*tracing.Span{{SpanID: "a", Name: "GET", Service: "apichain", Start: start, DurationMs: 5, Children: []*tracing.Span{
+		{SpanID: "m", ParentID: "a", Name: "metrics-server", Service: "metrics-server", Start: start, DurationMs: 1}}}}
+	var out strings.Builder
+	show := (&traceOptions{}).printer(&out)
+	show(received{trace: tr}, true)
+	show(received{trace: &again}, true)
+	got := out.String()
+	const marker = "(again: spans of another process came in late)"
+	var summaries []string
+	for _, line := range strings.Split(got, "\n") {
+		if strings.Contains(line, "list /apis/metrics.k8s.io/v1beta1/nodes") {
+			summaries = append(summaries, line)
+		}
+	}
+	if len(summaries) != 2 || strings.Contains(summaries[0], marker) || !strings.HasSuffix(summaries[1], marker) ||
+		!strings.Contains(got, "metrics-server [metrics-server]") {
+		t.Errorf("printed:\n%s\nwant the trace twice, the second time with the late span and %q", got, marker)
+	}
+}

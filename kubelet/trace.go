@@ -1,8 +1,7 @@
 package kubelet
 
 import (
-	"bufio"
-	"net"
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,9 +15,9 @@ import (
 )
 
 // The kubelet's span in the trace of the chain request that called it: a server span, service
-// kubelet, child of Core's hop (its context comes in the traceparent header), saying whom the
-// kubelet let in and why (auth.go adds that). Calls that carry no trace (the metrics server's
-// scrapes, every few seconds on every node) are not traced: they would bury the requests.
+// kubelet, child of Core's hop, saying whom the kubelet let in and why (auth.go adds that).
+// Calls that carry no trace (the metrics server's scrapes, every few seconds on every node) are
+// not traced: they would bury the requests.
 
 // traced serves h with the kubelet's span for the requests that carry a trace, with tp.
 func traced(tp trace.TracerProvider, node string, h http.Handler) http.Handler {
@@ -27,7 +26,7 @@ func traced(tp trace.TracerProvider, node string, h http.Handler) http.Handler {
 	}
 	tracer := tp.Tracer("github.com/apichain/apichain/kubelet")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := componenttracing.Propagators().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		ctx := callerTrace(r)
 		if !trace.SpanContextFromContext(ctx).IsValid() {
 			h.ServeHTTP(w, r)
 			return
@@ -36,28 +35,24 @@ func traced(tp trace.TracerProvider, node string, h http.Handler) http.Handler {
 		ctx, span := tracer.Start(ctx, r.Method+" /"+first, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
 			attribute.String(tracing.AttrNode, node), attribute.String(tracing.AttrKubeletPath, r.URL.Path)))
 		defer span.End()
-		sw := statusWriter{&tracing.StatusRecorder{ResponseWriter: w}}
+		// Streams need what lies below the recorder: flushing (logs -f) and the connection
+		// itself (exec, attach, port-forward), whose switch of protocols is their answer.
+		sw := tracing.NewStreamRecorder(w)
 		h.ServeHTTP(sw, r.WithContext(ctx))
-		if sw.Code != 0 {
-			span.SetAttributes(attribute.String(tracing.AttrStatusCode, strconv.Itoa(sw.Code)))
+		if code := sw.Status(); code != 0 {
+			span.SetAttributes(attribute.String(tracing.AttrStatusCode, strconv.Itoa(code)))
 		}
 	})
 }
 
-// statusWriter notes the status code of the answer. Streams need what lies below it: flushing
-// (logs -f) and the connection itself (exec, port-forward), whose switch of protocols is its
-// answer.
-type statusWriter struct{ *tracing.StatusRecorder }
-
-func (w statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
+// callerTrace is the trace context Core sent: in the traceparent header, or, for exec and
+// attach, in the query (Core's translation of kubectl's WebSocket to SPDY makes a request of
+// its own, without the original's headers).
+func callerTrace(r *http.Request) context.Context {
+	p := componenttracing.Propagators()
+	ctx := p.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+	if trace.SpanContextFromContext(ctx).IsValid() {
+		return ctx
 	}
-}
-
-func (w statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	if w.Code == 0 {
-		w.Code = http.StatusSwitchingProtocols
-	}
-	return http.NewResponseController(w.ResponseWriter).Hijack()
+	return p.Extract(r.Context(), tracing.QueryCarrier(r.URL.Query()))
 }

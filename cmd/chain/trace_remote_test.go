@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -169,10 +171,18 @@ func TestTraceMetricsChild(t *testing.T) {
 	})
 }
 
-// TestTraceKubeletHop: `kubectl logs` of a pod on a simulated node is one trace: Core's client
-// span to the node's kubelet, and below it the kubelet's own span (service kubelet), which says
-// how the kubelet knew the caller and what the chain's SubjectAccessReview allowed.
+// TestTraceKubeletHop: each kubectl command that Core passes on to a kubelet is one trace:
+// Core's client span to the node's kubelet, which names the endpoint it dialled and the status
+// code of the answer, and below it the kubelet's own span (service kubelet), which says how the
+// kubelet knew the caller, what the chain's SubjectAccessReview allowed and what it answered.
+// exec and attach switch protocols: their code is 101, and their trace context must reach the
+// kubelet whether kubectl speaks WebSocket (which Core translates to a request of its own) or
+// SPDY (which Core proxies as it is).
 func TestTraceKubeletHop(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed")
+	}
 	r := startBinary(t, "--nodes", "1", "--metrics", "off")
 	defer r.stop(t)
 	kubeconfig := filepath.Join(r.dir, "admin.kubeconfig")
@@ -184,7 +194,8 @@ func TestTraceKubeletHop(t *testing.T) {
 	cs := kubernetes.NewForConfigOrDie(admin)
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "greeter", Annotations: map[string]string{"apichain.io/log": "hello from the chain"}},
-		Spec:       corev1.PodSpec{NodeName: "sim-node-1", Containers: []corev1.Container{{Name: "greeter", Image: "busybox"}}},
+		Spec: corev1.PodSpec{NodeName: "sim-node-1", Containers: []corev1.Container{
+			{Name: "greeter", Image: "busybox", Stdin: true}}},
 	}
 	if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -195,50 +206,84 @@ func TestTraceKubeletHop(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the pod does not run: %v", err)
 	}
-	var logs []byte
-	if kubectl, err := exec.LookPath("kubectl"); err == nil {
-		logs, err = exec.Command(kubectl, "logs", "greeter", "--kubeconfig", kubeconfig).CombinedOutput()
-		if err != nil {
-			t.Fatalf("kubectl logs: %v\n%s", err, logs)
-		}
-	} else if logs, err = cs.CoreV1().Pods("default").GetLogs("greeter", &corev1.PodLogOptions{}).DoRaw(ctx); err != nil {
-		t.Fatal(err) // what kubectl logs sends
+	node, err := cs.CoreV1().Nodes().Get(ctx, "sim-node-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(string(logs), "hello from the chain") {
-		t.Fatalf("the pod's log:\n%s", logs)
+	endpoints := map[string]bool{}
+	for _, a := range node.Status.Addresses {
+		endpoints[net.JoinHostPort(a.Address, strconv.Itoa(int(node.Status.DaemonEndpoints.KubeletEndpoint.Port)))] = true
 	}
 
-	const path = "/api/v1/namespaces/default/pods/greeter/log"
-	tr := waitTrace(t, kubeconfig, "the log's trace with the kubelet's span", path, func(tr *tracing.Trace) bool {
-		return tr.Request.Path == path && findSpan(tr.Spans, func(s *tracing.Span) bool { return s.Service == tracing.KubeletService }) != nil
-	})
-	if tr.Request.Code != 200 || tr.Request.Server != "core>kubelet:sim-node-1" {
-		t.Errorf("request: %+v", tr.Request)
-	}
-	core := findSpan(tr.Spans, named("core"))
-	if core == nil {
-		t.Fatalf("no core span:\n%s", dump(tr))
-	}
-	hop := findSpan(core.Children, named(tracing.SpanKubelet))
-	if hop == nil || hop.Kind != "client" || hop.Service != tracing.ServiceName {
-		t.Fatalf("no client span of Core's hop to the kubelet below core:\n%s", dump(tr))
-	}
-	if a := hop.Attributes; a[tracing.AttrNode] != "sim-node-1" || a[tracing.AttrKubeletPath] != "/containerLogs/default/greeter/greeter" || a[tracing.AttrStatusCode] != "200" {
-		t.Errorf("Core's hop: %v", a)
-	}
-	var kubelet *tracing.Span
-	for _, c := range hop.Children {
-		if c.Service == tracing.KubeletService && c.Kind == "server" {
-			kubelet = c
-		}
-	}
-	if kubelet == nil {
-		t.Fatalf("the kubelet's span is not below Core's hop:\n%s", dump(tr))
-	}
-	if a := kubelet.Attributes; a[tracing.AttrNode] != "sim-node-1" || a[tracing.AttrAuthenticator] != "x509" ||
-		a[tracing.AttrUser] != "kube-apiserver-kubelet-client" || a[tracing.AttrVerb] != "get" ||
-		a[tracing.AttrDecision] != "allow" || a[tracing.AttrStatusCode] != "200" {
-		t.Errorf("the kubelet's span: %v", a)
+	seen := map[string]bool{} // traces an earlier subtest checked: exec's two look alike
+	for _, c := range []struct {
+		name        string
+		args        []string
+		env         []string
+		stdin       string
+		want        string // in kubectl's output
+		path        string // of the chain request
+		kubeletPath string
+		kubeletSpan string
+		code        string
+	}{
+		{name: "logs", args: []string{"logs", "greeter"}, want: "hello from the chain",
+			path: "/api/v1/namespaces/default/pods/greeter/log", kubeletPath: "/containerLogs/default/greeter/greeter",
+			kubeletSpan: "GET /containerLogs", code: "200"},
+		{name: "exec over WebSocket", args: []string{"exec", "greeter", "--", "echo", "over websocket"}, want: "over websocket",
+			path: "/api/v1/namespaces/default/pods/greeter/exec", kubeletPath: "/exec/default/greeter/greeter",
+			kubeletSpan: "POST /exec", code: "101"},
+		{name: "exec over SPDY", args: []string{"exec", "greeter", "--", "echo", "over spdy"}, want: "over spdy",
+			env:  []string{"KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false"},
+			path: "/api/v1/namespaces/default/pods/greeter/exec", kubeletPath: "/exec/default/greeter/greeter",
+			kubeletSpan: "POST /exec", code: "101"},
+		{name: "attach", args: []string{"attach", "-i", "greeter"}, stdin: "echo attached\nexit\n", want: "attached",
+			path: "/api/v1/namespaces/default/pods/greeter/attach", kubeletPath: "/attach/default/greeter/greeter",
+			kubeletSpan: "POST /attach", code: "101"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, c.args...)...)
+			cmd.Env = append(os.Environ(), c.env...)
+			cmd.Stdin = strings.NewReader(c.stdin)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), c.want) {
+				t.Fatalf("kubectl %s: %v\n%s", strings.Join(c.args, " "), err, out)
+			}
+			tr := waitTrace(t, kubeconfig, "the trace with the kubelet's span", c.path, func(tr *tracing.Trace) bool {
+				return !seen[tr.TraceID] && tr.Request.Path == c.path &&
+					findSpan(tr.Spans, func(s *tracing.Span) bool { return s.Service == tracing.KubeletService }) != nil
+			})
+			seen[tr.TraceID] = true
+			if tr.Request.Server != "core>kubelet:sim-node-1" {
+				t.Errorf("request: %+v", tr.Request)
+			}
+			core := findSpan(tr.Spans, named("core"))
+			if core == nil {
+				t.Fatalf("no core span:\n%s", dump(tr))
+			}
+			hop := findSpan(core.Children, named(tracing.SpanKubelet))
+			if hop == nil || hop.Kind != "client" || hop.Service != tracing.ServiceName {
+				t.Fatalf("no client span of Core's hop to the kubelet below core:\n%s", dump(tr))
+			}
+			if a := hop.Attributes; a[tracing.AttrNode] != "sim-node-1" || a[tracing.AttrKubeletPath] != c.kubeletPath ||
+				!endpoints[a[tracing.AttrEndpoint]] || a[tracing.AttrStatusCode] != c.code {
+				t.Errorf("Core's hop: %v; want endpoint one of %v and status code %s", a, endpoints, c.code)
+			}
+			var kubelet *tracing.Span
+			for _, s := range hop.Children {
+				if s.Service == tracing.KubeletService && s.Kind == "server" {
+					kubelet = s
+				}
+			}
+			if kubelet == nil {
+				t.Fatalf("the kubelet's span is not below Core's hop:\n%s", dump(tr))
+			}
+			if a := kubelet.Attributes; kubelet.Name != c.kubeletSpan || a[tracing.AttrNode] != "sim-node-1" ||
+				a[tracing.AttrAuthenticator] != "x509" || a[tracing.AttrUser] != "kube-apiserver-kubelet-client" ||
+				a[tracing.AttrDecision] != "allow" || a[tracing.AttrStatusCode] != c.code {
+				t.Errorf("the kubelet's span %q: %v", kubelet.Name, a)
+			}
+		})
 	}
 }
 

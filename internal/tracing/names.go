@@ -72,7 +72,9 @@ const (
 	AttrWatchCache       = "apichain.watch_cache"
 
 	// The remote hop: the APIService, its Service (namespace/name:port), the endpoint dialled
-	// (host:port of the EndpointSlice address) and the remote server's status code.
+	// (host:port of the EndpointSlice address) and the remote server's status code. Core's
+	// kubelet hop has the last two too: the node's address and kubelet port, and the kubelet's
+	// code (for exec, attach and port-forward, that of the upgrade: 101).
 	AttrAPIService = "apichain.apiservice"
 	AttrService    = "apichain.service"
 	AttrEndpoint   = "apichain.endpoint"

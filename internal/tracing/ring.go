@@ -269,13 +269,13 @@ func (r *Ring) receive(id trace.TraceID, recs []*record) {
 		return
 	}
 	if k := r.byID[id]; k != nil {
-		// Published: build it again, with these.
+		// Published: build it again, with these added to what it had.
 		r.removeKeptLocked(k)
-		var recs []*record
+		var had []*record
 		if t := k.built(); t != nil {
-			recs = flatten(t)
+			had = flatten(t)
 		}
-		p := &pending{id: id, recs: recs, skipped: k.skipped, dropped: k.dropped, received: true}
+		p := &pending{id: id, recs: had, skipped: k.skipped, dropped: k.dropped, received: true}
 		for _, rec := range p.recs {
 			p.bytes += rec.bytes
 		}

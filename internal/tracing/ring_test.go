@@ -1,13 +1,24 @@
 package tracing
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 // recordInto is a provider that records every request into ring, as the chain's does.
@@ -116,5 +127,84 @@ func TestWaitWakes(t *testing.T) {
 	ring.Close()
 	if err := <-done; err != errClosed {
 		t.Errorf("Wait after Close: %v", err)
+	}
+}
+
+// TestLateSpansJoinPublishedTrace: spans of another process that come in after their trace was
+// published (the metrics server reports in batches, after the chain's root span has ended) are
+// added to it, and the trace is published again, marked as an update, with a new Seq that a
+// follower waiting on the ring wakes for.
+func TestLateSpansJoinPublishedTrace(t *testing.T) {
+	ring := NewRing(RingOptions{})
+	tp := recordInto(ring)
+	ctx, root := tp.Tracer("test").Start(context.Background(), "GET", trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attribute.String("url.path", "/apis/metrics.k8s.io/v1beta1/nodes")))
+	_, proxy := tp.Tracer("test").Start(ctx, "proxy", trace.WithSpanKind(trace.SpanKindClient))
+	proxy.End()
+	root.End()
+	first := ring.Since(0)
+	if len(first) != 1 || len(first[0].Spans) != 1 || len(first[0].Spans[0].Children) != 1 {
+		t.Fatalf("before the late spans: %+v", first)
+	}
+
+	follower := make(chan []*Trace)
+	go func() {
+		traces, _ := ring.Wait(context.Background(), first[0].Seq)
+		follower <- traces
+	}()
+
+	// The metrics server's span, below the chain's proxy span, as its exporter posts it.
+	sc := proxy.SpanContext()
+	tid, pid := sc.TraceID(), sc.SpanID()
+	late := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{
+		Resource: &resourcepb.Resource{Attributes: []*commonpb.KeyValue{{Key: "service.name",
+			Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: "metrics-server"}}}}},
+		ScopeSpans: []*tracepb.ScopeSpans{{Spans: []*tracepb.Span{{
+			TraceId: tid[:], SpanId: []byte{1, 2, 3, 4, 5, 6, 7, 8}, ParentSpanId: pid[:],
+			Name: "metrics-server", Kind: tracepb.Span_SPAN_KIND_SERVER,
+			StartTimeUnixNano: uint64(time.Now().UnixNano()), EndTimeUnixNano: uint64(time.Now().UnixNano()),
+		}}}},
+	}}}
+	body, err := proto.Marshal(late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, OTLPPath, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	rec := httptest.NewRecorder()
+	OTLPHandler(ring).ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("OTLP receiver answered %d: %s", rec.Code, rec.Body)
+	}
+
+	again := <-follower
+	if len(again) != 1 {
+		t.Fatalf("the follower got %d traces, want the trace again", len(again))
+	}
+	tr := again[0]
+	if tr.TraceID != first[0].TraceID || !tr.Update || tr.Seq <= first[0].Seq {
+		t.Errorf("republished: trace %s seq %d update %v; want trace %s, seq after %d, update", tr.TraceID, tr.Seq, tr.Update, first[0].TraceID, first[0].Seq)
+	}
+	// What `chain trace -o json` prints of it.
+	if line, err := json.Marshal(tr); err != nil || !bytes.Contains(line, []byte(`"update":true`)) {
+		t.Errorf("the republished trace in JSON: %s %v; want \"update\":true", line, err)
+	}
+	var names []string
+	var walk func(spans []*Span)
+	walk = func(spans []*Span) {
+		for _, s := range spans {
+			names = append(names, s.Name)
+			if s.Name == "metrics-server" && s.Service != "metrics-server" {
+				t.Errorf("the late span's service: %q", s.Service)
+			}
+			walk(s.Children)
+		}
+	}
+	walk(tr.Spans)
+	if want := []string{"GET", "proxy", "metrics-server"}; !slices.Equal(names, want) {
+		t.Errorf("spans of the republished trace: %v, want %v (the late span below the proxy, each once)", names, want)
+	}
+	if all := ring.Since(0); len(all) != 1 || all[0].Seq != tr.Seq {
+		t.Errorf("the ring keeps %d traces; want only the republished one", len(all))
 	}
 }

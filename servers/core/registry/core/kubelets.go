@@ -120,6 +120,7 @@ func (r *nodeProxyREST) Connect(ctx context.Context, id string, opts runtime.Obj
 		}
 	}
 	loc.Path = utilnet.JoinPreservingTrailingSlash(loc.Path, o.Path)
-	h := proxy.NewUpgradeAwareHandler(loc, rt, true, false, proxy.NewErrorResponder(responder))
-	return kubeletHop(name, loc.Path, h), nil
+	return kubeletHop(name, loc, false, func(loc *url.URL) http.Handler {
+		return proxy.NewUpgradeAwareHandler(loc, rt, true, false, proxy.NewErrorResponder(responder))
+	}), nil
 }

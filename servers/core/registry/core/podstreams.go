@@ -92,10 +92,11 @@ func (r *podStreamREST) Connect(ctx context.Context, name string, opts runtime.O
 	}
 	loc.Path = "/" + sub + "/" + pod.Namespace + "/" + pod.Name + "/" + container
 	loc.RawQuery = query.Encode()
-	spdy := proxy.NewUpgradeAwareHandler(loc, r.kubelets.transport, false, true, proxy.NewErrorResponder(responder))
-	websocket := translator.NewStreamTranslatorHandler(loc, r.kubelets.transport, 0, streams)
-	h := translator.NewTranslatingHandler(spdy, websocket, wsstream.IsWebSocketRequestWithStreamCloseProtocol)
-	return kubeletHop(pod.Spec.NodeName, loc.Path, h), nil
+	return kubeletHop(pod.Spec.NodeName, loc, true, func(loc *url.URL) http.Handler {
+		spdy := proxy.NewUpgradeAwareHandler(loc, r.kubelets.transport, false, true, proxy.NewErrorResponder(responder))
+		websocket := translator.NewStreamTranslatorHandler(loc, r.kubelets.transport, 0, streams)
+		return translator.NewTranslatingHandler(spdy, websocket, wsstream.IsWebSocketRequestWithStreamCloseProtocol)
+	}), nil
 }
 
 // podPortForwardREST serves pods/portforward (`kubectl port-forward`): the kubelet's
@@ -143,9 +144,10 @@ func (r *podPortForwardREST) Connect(ctx context.Context, name string, opts runt
 		query.Add("port", strconv.Itoa(int(port)))
 	}
 	loc.RawQuery = query.Encode()
-	spdy := proxy.NewUpgradeAwareHandler(loc, r.kubelets.transport, false, true, proxy.NewErrorResponder(responder))
-	h := translator.NewTranslatingHandler(spdy, translator.NewTunnelingHandler(spdy), wsstream.IsWebSocketRequestWithTunnelingProtocol)
-	return kubeletHop(pod.Spec.NodeName, loc.Path, h), nil
+	return kubeletHop(pod.Spec.NodeName, loc, true, func(loc *url.URL) http.Handler {
+		spdy := proxy.NewUpgradeAwareHandler(loc, r.kubelets.transport, false, true, proxy.NewErrorResponder(responder))
+		return translator.NewTranslatingHandler(spdy, translator.NewTunnelingHandler(spdy), wsstream.IsWebSocketRequestWithTunnelingProtocol)
+	}), nil
 }
 
 // authorizeCreate checks that the caller may create the subresource it connects to, whatever
