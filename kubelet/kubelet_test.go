@@ -43,7 +43,7 @@ func TestHostNodeHasTheMachinesCapacity(t *testing.T) {
 	cl := sharedCluster(t)
 	hostname, _ := os.Hostname()
 	name := cl.sim.Registers()[0]
-	node := cl.readyNode(t, name)
+	node := cl.readyNodeWithRange(t, name)
 	memTotal := memTotal(t)
 	c := node.Status.Capacity
 	if cpu := c[corev1.ResourceCPU]; cpu.Value() != int64(runtime.NumCPU()) {
@@ -92,7 +92,7 @@ func TestSimulatedNodesAndHeartbeats(t *testing.T) {
 	ctx := context.Background()
 	ports, ranges := map[int32]string{}, map[string]string{}
 	for _, name := range []string{"sim-node-1", "sim-node-2"} {
-		node := cl.readyNode(t, name)
+		node := cl.readyNodeWithRange(t, name)
 		if _, ok := node.Annotations[kubelet.MetricsPathAnnotation]; ok || node.Labels[corev1.LabelHostname] != name {
 			t.Errorf("%s: annotations %v, labels %v", name, node.Annotations, node.Labels)
 		}

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -17,7 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
 
@@ -129,7 +132,7 @@ func (s *Simulator) syncNode(ctx context.Context, name string) error {
 		if err != nil {
 			return err
 		}
-		if cached, err = client.CoreV1().Nodes().UpdateStatus(ctx, obj, asKubelet); err != nil {
+		if cached, err = patchStatus(ctx, client, cached, obj); err != nil {
 			return fmt.Errorf("posting status of node %s: %w", name, err)
 		}
 		n.lastStatus = now
@@ -171,6 +174,31 @@ func (s *Simulator) register(ctx context.Context, name string) error {
 	n.lastLease = now
 	s.nodeQueue.AddAfter(name, s.heartbeat)
 	return nil
+}
+
+// patchStatus posts obj's status as a strategic-merge patch of what it changed from cached, as
+// a kubelet posts its node's status. The patch names no resourceVersion: others write the Node
+// too (node-ipam its podCIDR, the node lifecycle controller its taints, a user a label, another
+// agent a condition of its own), and an update pinned to the cache's version would fail with a
+// 409 Conflict whenever one of them wrote since the informer last saw the node, losing that
+// heartbeat. Only the status fields the simulator set are in the patch; conditions merge by
+// type, so others' conditions stay. (Addresses merge by type too, which is wrong for a node
+// with two addresses of one type; ours have one of each.)
+func patchStatus(ctx context.Context, client kubernetes.Interface, cached, obj *corev1.Node) (*corev1.Node, error) {
+	before, err := json.Marshal(corev1.Node{Status: cached.Status})
+	if err != nil {
+		return nil, err
+	}
+	after, err := json.Marshal(corev1.Node{Status: obj.Status})
+	if err != nil {
+		return nil, err
+	}
+	patch, err := strategicpatch.CreateTwoWayMergePatch(before, after, corev1.Node{})
+	if err != nil {
+		return nil, err
+	}
+	return client.CoreV1().Nodes().Patch(ctx, cached.Name, types.StrategicMergePatchType, patch,
+		metav1.PatchOptions{FieldManager: FieldManager}, "status")
 }
 
 // statusChanged says whether a node status differs from the one posted in more than the

@@ -47,7 +47,7 @@ func TestDeletedNodeStopsAndRestartsReuseNodes(t *testing.T) {
 	if _, err := cl.client.CoreV1().Nodes().Get(ctx, "sim-node-1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("sim-node-1 after its deletion: %v, want NotFound", err)
 	}
-	second := cl.readyNode(t, "sim-node-2")
+	second := cl.readyNodeWithRange(t, "sim-node-2")
 	port := second.Status.DaemonEndpoints.KubeletEndpoint.Port
 	podCIDR := netip.MustParsePrefix(second.Spec.PodCIDR)
 

@@ -30,7 +30,17 @@ type fakeKubelet struct {
 
 	mu    sync.Mutex
 	nodes map[string]*fakeNode
+	// slow makes every answer take this long, as a kubelet far away or overloaded does.
+	slow time.Duration
+	// churn makes every answer report a container the last did not: something is always new,
+	// as in a cluster of a thousand nodes.
+	churn int
+	// served is when each request came and when its answer went, in order.
+	served []span
 }
+
+// span is one request's time at the fake kubelet.
+type span struct{ start, end time.Time }
 
 type fakeNode struct {
 	cpuCores float64
@@ -83,9 +93,15 @@ func (k *fakeKubelet) removePod(node, namespace, name string) {
 }
 
 func (k *fakeKubelet) serve(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	name, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/nodes/"), "/metrics/resource")
 	k.mu.Lock()
+	slow := k.slow
 	n, found := k.nodes[name]
+	if ok && found && k.churn > 0 {
+		n.pods = append(n.pods, fakePod{"churn", fmt.Sprintf("pod-%d", k.churn), []fakeContainer{{"app", 0.1, 1 << 20}}})
+		k.churn++
+	}
 	var body strings.Builder
 	if ok && found {
 		// Whole milliseconds, as the timestamps say, so that the rate comes out exact.
@@ -110,8 +126,21 @@ func (k *fakeKubelet) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if slow > 0 {
+		time.Sleep(slow) // the kubelet's own latency, not a wait of the test's
+	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	_, _ = w.Write([]byte(body.String()))
+	k.mu.Lock()
+	k.served = append(k.served, span{start, time.Now()})
+	k.mu.Unlock()
+}
+
+// spans is a copy of served.
+func (k *fakeKubelet) spans() []span {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]span(nil), k.served...)
 }
 
 // node is the Node object of a node this kubelet plays.

@@ -226,24 +226,40 @@ func (s PreparedServer) Run(ctx context.Context) error {
 // points a second apart, then the normal period. What it costs: one extra scrape per change.
 const quickScrape = time.Second
 
+// quickBackoff bounds what quick scrapes cost: one comes no sooner than this many times the
+// last scrape's duration after that scrape began. In a large cluster something is new at every
+// scrape and a scrape takes seconds (a thousand kubelets, staggered), so quick scrapes a second
+// apart would keep the scraper and the kubelets busy all the time; this keeps it busy at most a
+// tenth of it.
+const quickBackoff = 10
+
+// quickAfter is how long after a scrape that took took began a quick one may begin: quickScrape,
+// or quickBackoff times took if longer, but never later than the next regular scrape.
+func (s *Server) quickAfter(took time.Duration) time.Duration {
+	return min(s.resolution, max(quickScrape, quickBackoff*took))
+}
+
 // runScrape scrapes at once, then every resolution (metrics-server's server.runScrape), and
-// sooner while series are new (quickScrape).
+// sooner while series are new (quickAfter).
 func (s *Server) runScrape(ctx context.Context) {
 	next := time.NewTimer(0)
 	defer next.Stop()
 	var last time.Time
+	quick := quickScrape
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.appeared:
-			// Something new to scrape: at once, but not sooner than quickScrape after the last
+			// Something new to scrape: at once, but not sooner than quick after the last
 			// scrape began. Never later than planned: the timer is due at least that late.
-			next.Reset(time.Until(last.Add(quickScrape)))
+			next.Reset(time.Until(last.Add(quick)))
 		case last = <-next.C:
+			begun := s.tick(ctx, last)
+			quick = s.quickAfter(time.Since(last))
 			wait := s.resolution
-			if begun := s.tick(ctx, last); begun > 0 {
-				wait = quickScrape
+			if begun > 0 {
+				wait = quick
 			}
 			next.Reset(time.Until(last.Add(wait)))
 		}
