@@ -94,6 +94,11 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		dra,
 		storagemigration.Group(),
 	}
+	// The named groups are installed in one call: each call builds the OpenAPI models of the
+	// types it installs (for server-side apply's type converter), so one call per group
+	// would build the shared ones (ObjectMeta, PodSpec, ...) once a group, about twenty times,
+	// and keep a converter per group. kube-apiserver installs them together too.
+	var groups []*genericapiserver.APIGroupInfo
 	for _, p := range providers {
 		info, err := p.NewRESTStorage(c.Extra.scheme, c.Extra.codecs, optsGetter)
 		if err != nil {
@@ -102,14 +107,16 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		if served(&info) == 0 {
 			continue // a group with nothing to serve yet
 		}
-		if p.GroupName() == "" {
-			err = s.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, &info)
-		} else {
-			err = s.InstallAPIGroup(&info)
+		if p.GroupName() != "" {
+			groups = append(groups, &info)
+			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("installing group %q: %w", p.GroupName(), err)
+		if err := s.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, &info); err != nil {
+			return nil, fmt.Errorf("installing the legacy group: %w", err)
 		}
+	}
+	if err := s.InstallAPIGroups(groups...); err != nil {
+		return nil, fmt.Errorf("installing groups: %w", err)
 	}
 
 	b := &bootstrap{serviceIP: ips.Addr(0), serviceCIDR: ips.CIDR(), port: c.Extra.KubernetesServicePort, auth: c.Extra.Authentication}
