@@ -92,8 +92,8 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 	}
 	// The named groups are installed in one call: each call builds the OpenAPI models of the
 	// types it installs (for server-side apply's type converter), so one call per group
-	// would build the shared ones (ObjectMeta, PodSpec, ...) once a group, about twenty times,
-	// and keep a converter per group. kube-apiserver installs them together too.
+	// would build the shared ones (ObjectMeta, PodSpec, ...) once a group, about twenty times
+	// (start-up CPU; docs/performance.md). kube-apiserver installs them together too.
 	var groups []*genericapiserver.APIGroupInfo
 	for _, p := range providers {
 		info, err := p.NewRESTStorage(c.Extra.scheme, c.Extra.codecs, optsGetter)
