@@ -33,12 +33,10 @@ func CreateServerChain(c CompletedConfig) (*aggregator.Server, error) {
 		return nil, fmt.Errorf("creating core server: %w", err)
 	}
 	labelDelegate(coreServer.GenericAPIServer, serverCore)
-	// Core's OpenAPI v2 document builds on the other core while the Aggregator is built (v3
-	// first, before the Aggregator: see InstallOpenAPI); the Aggregator's PrepareRun reads them.
-	openAPIInstalled := coreServer.InstallOpenAPI()
+	// Core's OpenAPI handlers, before the Aggregator is built (see InstallOpenAPI).
+	coreServer.InstallOpenAPI()
 
 	aggregatorServer, err := c.Aggregator.New(coreServer.GenericAPIServer, extensionsServer.CRDInformers().Apiextensions().V1().CustomResourceDefinitions())
-	openAPIInstalled()
 	if err != nil {
 		return nil, fmt.Errorf("creating aggregator: %w", err)
 	}

@@ -119,7 +119,7 @@ func NewConfig(shared genericapiserver.Config, sharedInformers informers.SharedI
 	}
 	codecs := serializer.NewCodecFactory(scheme)
 	generic := shared
-	// Core installs its OpenAPI handlers itself, v2 in the background (Server.InstallOpenAPI).
+	// Core installs its OpenAPI handlers itself, v2 built on first request (Server.InstallOpenAPI).
 	generic.SkipOpenAPIInstallation = true
 	resources := serverstorage.NewResourceConfig()
 	resources.EnableVersions(servedGroupVersions...)

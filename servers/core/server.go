@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericapiserver "k8s.io/apiserver/pkg/server"
-	"k8s.io/apiserver/pkg/server/routes"
 	"k8s.io/kube-openapi/pkg/common"
 
 	"github.com/apichain/apichain/servers/core/registry"
@@ -41,10 +38,9 @@ import (
 type Server struct {
 	GenericAPIServer *genericapiserver.GenericAPIServer
 
-	openAPIV2     *common.Config
-	openAPIV3     *common.OpenAPIV3Config
-	openAPIOnce   sync.Once
-	openAPIWaiter sync.WaitGroup
+	openAPIV2   *common.Config
+	openAPIV3   *common.OpenAPIV3Config
+	openAPIOnce sync.Once
 }
 
 // New builds the Core server in front of delegate (ApiExtensions): every built-in group installed,
@@ -94,6 +90,11 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		dra,
 		storagemigration.Group(),
 	}
+	// The named groups are installed in one call: each call builds the OpenAPI models of the
+	// types it installs (for server-side apply's type converter), so one call per group
+	// would build the shared ones (ObjectMeta, PodSpec, ...) once a group, about twenty times
+	// (start-up CPU; docs/performance.md). kube-apiserver installs them together too.
+	var groups []*genericapiserver.APIGroupInfo
 	for _, p := range providers {
 		info, err := p.NewRESTStorage(c.Extra.scheme, c.Extra.codecs, optsGetter)
 		if err != nil {
@@ -102,14 +103,16 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		if served(&info) == 0 {
 			continue // a group with nothing to serve yet
 		}
-		if p.GroupName() == "" {
-			err = s.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, &info)
-		} else {
-			err = s.InstallAPIGroup(&info)
+		if p.GroupName() != "" {
+			groups = append(groups, &info)
+			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("installing group %q: %w", p.GroupName(), err)
+		if err := s.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, &info); err != nil {
+			return nil, fmt.Errorf("installing the legacy group: %w", err)
 		}
+	}
+	if err := s.InstallAPIGroups(groups...); err != nil {
+		return nil, fmt.Errorf("installing groups: %w", err)
 	}
 
 	b := &bootstrap{serviceIP: ips.Addr(0), serviceCIDR: ips.CIDR(), port: c.Extra.KubernetesServicePort, auth: c.Extra.Authentication}
@@ -124,35 +127,6 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 	return &Server{GenericAPIServer: s, openAPIV2: c.Generic.OpenAPIConfig, openAPIV3: c.Generic.OpenAPIV3Config}, nil
 }
 
-// InstallOpenAPI builds Core's OpenAPI documents and installs their handlers (/openapi/v2 and
-// /openapi/v3), and returns a func that waits until it is done. k8s.io/apiserver does this in
-// PrepareRun, v2 then v3 (Config.SkipOpenAPIInstallation, set in NewConfig, turns that off for
-// Core): Core's documents are the largest of the chain, the largest single cost of a start, so
-// here v2 is built in the background, and the chain calls this before it builds the Aggregator,
-// which v2 overlaps. v3 is built before this returns: kube-openapi's v3 builder writes into the
-// definitions of the OpenAPIV3Config that every server of the chain shares (the extension maps
-// of each schema, and the built documents share those maps), so no other v3 build, such as the
-// Aggregator's models for its APIService storage, and no marshalling of a built document may
-// run meanwhile (go test -race of chaintest finds it). kube-apiserver builds them one after
-// another. The result is what PrepareRun would have installed. Calling it again only waits.
-func (s *Server) InstallOpenAPI() (wait func()) {
-	s.openAPIOnce.Do(func() {
-		g := s.GenericAPIServer
-		oa := routes.OpenAPI{Config: s.openAPIV2, V3Config: s.openAPIV3}
-		// v2 builds from definitions of its own (common.Config.GetDefinitions, called anew).
-		s.openAPIWaiter.Go(func() {
-			g.OpenAPIVersionedService, g.StaticOpenAPISpec = oa.InstallV2(g.Handler.GoRestfulContainer, g.Handler.NonGoRestfulMux)
-		})
-		g.OpenAPIV3VersionedService = oa.InstallV3(g.Handler.GoRestfulContainer, g.Handler.NonGoRestfulMux)
-		// The root document, /openapi/v3, carries a hash of every group's document, so the
-		// first GET of it marshals them all; the Aggregator makes that GET as soon as the
-		// chain serves, when every post-start hook wants the CPU. Make it now instead: the
-		// result is cached until a group changes, which Core's never do.
-		g.OpenAPIV3VersionedService.HandleDiscovery(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/openapi/v3", nil))
-	})
-	return s.openAPIWaiter.Wait
-}
-
 // PreparedServer is a Server on which PrepareRun has run.
 type PreparedServer struct {
 	runnable interface{ RunWithContext(context.Context) error }
@@ -161,7 +135,7 @@ type PreparedServer struct {
 // PrepareRun sets up what serving needs (OpenAPI, health checks); Core alone, without the
 // chain in front, is used by tests and benchmarks.
 func (s *Server) PrepareRun() PreparedServer {
-	s.InstallOpenAPI()()
+	s.InstallOpenAPI()
 	return PreparedServer{runnable: s.GenericAPIServer.PrepareRun()}
 }
 

@@ -24,6 +24,10 @@ func TestKubectlSmoke(t *testing.T) {
 		{[]string{"api-resources"}, "", `(?m)^pods\s+po\s+v1\s+true\s+Pod`},
 		{[]string{"get", "apiservices"}, "", `v1\.coordination\.k8s\.io\s+Local\s+True`},
 		{[]string{"explain", "pod.spec.containers.image"}, "", `FIELD: image <string>`},
+		{[]string{"explain", "pods.spec"}, "", `FIELD: spec <PodSpec>`},
+		// kubectl learns from the OpenAPI documents that the server checks fields itself.
+		{[]string{"-n", ns, "apply", "--validate=strict", "-f", "-"}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strict}\ndata: {a: b}\n", `configmap/strict created`},
+		{[]string{"-n", ns, "apply", "--validate=strict", "-f", "-"}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strict2}\nbogus: 1\n", `strict decoding error: unknown field "bogus"`},
 		{[]string{"get", "--raw", "/apis/nope.example.com/v1"}, "", `NotFound|not found`},
 		{[]string{"-n", ns, "create", "configmap", "Bad_Name"}, "", `is invalid: metadata.name`},
 	}
