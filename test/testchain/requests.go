@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -21,6 +24,21 @@ import (
 func Get(t testing.TB, c *chain.Chain, path string) (*http.Response, []byte) {
 	t.Helper()
 	return Do(t, c.Admin, http.MethodGet, path, nil, "")
+}
+
+// Metrics reads c's /metrics as its admin and parses it into metric families by name.
+func Metrics(t testing.TB, c *chain.Chain) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, body := Get(t, c, "/metrics")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %d\n%s", resp.StatusCode, body)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("parsing /metrics: %v", err)
+	}
+	return families
 }
 
 // Do sends one raw request with cfg's credentials, its body of contentType (if not empty), and

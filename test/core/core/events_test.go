@@ -1,15 +1,11 @@
 package core_test
 
 import (
-	"bytes"
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -204,15 +200,7 @@ func TestEventsAreReadFromEtcd(t *testing.T) {
 // events received in the shared chain's /metrics.
 func watchCacheEventsReceived(t *testing.T) map[string]bool {
 	t.Helper()
-	resp, body := testchain.Get(t, shared, "/metrics")
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("/metrics: %d\n%s", resp.StatusCode, body)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
-	if err != nil {
-		t.Fatalf("parsing /metrics: %v", err)
-	}
+	families := testchain.Metrics(t, shared)
 	out := map[string]bool{}
 	for _, m := range families["apiserver_watch_cache_events_received_total"].GetMetric() {
 		var group, resource string

@@ -1,13 +1,9 @@
 package flowcontrol_test
 
 import (
-	"bytes"
 	"context"
-	"net/http"
 	"testing"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -100,15 +96,7 @@ func TestControllersClassifiedAsInACluster(t *testing.T) {
 // "<flow_schema>/<priority_level>".
 func dispatched(t *testing.T, c *chain.Chain) map[string]float64 {
 	t.Helper()
-	resp, body := testchain.Get(t, c, "/metrics")
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("/metrics: %d\n%s", resp.StatusCode, body)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
-	if err != nil {
-		t.Fatalf("parsing /metrics: %v", err)
-	}
+	families := testchain.Metrics(t, c)
 	counts := map[string]float64{}
 	f := families["apiserver_flowcontrol_dispatched_requests_total"]
 	if f == nil {
