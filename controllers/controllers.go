@@ -41,6 +41,7 @@ import (
 	"github.com/apichain/apichain/controllers/daemonset"
 	"github.com/apichain/apichain/controllers/deployment"
 	"github.com/apichain/apichain/controllers/garbagecollector"
+	"github.com/apichain/apichain/controllers/internal/loop"
 	"github.com/apichain/apichain/controllers/job"
 	"github.com/apichain/apichain/controllers/namespace"
 	"github.com/apichain/apichain/controllers/nodeipam"
@@ -211,6 +212,8 @@ func Run(ctx context.Context, c *Context, enabled func(name string) bool) error 
 	// discovery, reset every 30 s.
 	c.RESTMapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Client.Discovery()))
 	c.Go(func() { wait.Until(c.RESTMapper.Reset, 30*time.Second, ctx.Done()) })
+	// One event broadcaster for all of them (loop.Events says why).
+	ctx = loop.WithEvents(ctx, loop.NewEvents(ctx))
 
 	for _, ctrl := range All() {
 		if !enabled(ctrl.Name) {

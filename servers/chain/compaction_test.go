@@ -45,19 +45,9 @@ func TestEtcdCompactionIntervalOption(t *testing.T) {
 		{time.Second, ""},
 		{-time.Second, "--etcd-compaction-interval -1s must not be negative"},
 	} {
-		o := chain.NewOptions()
-		o.DataDir = t.TempDir()
-		o.EtcdCompactionInterval = tc.interval
-		c, err := o.Complete()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, e := range c.Validate() {
-			got = append(got, e.Error())
-		}
-		if all := strings.Join(got, "\n"); (tc.want == "") != (all == "") || !strings.Contains(all, tc.want) {
-			t.Errorf("interval %v: errors %q, want %q", tc.interval, got, tc.want)
+		all := validationErrors(t, func(o *chain.Options) { o.EtcdCompactionInterval = tc.interval })
+		if (tc.want == "") != (all == "") || !strings.Contains(all, tc.want) {
+			t.Errorf("interval %v: errors %q, want %q", tc.interval, all, tc.want)
 		}
 	}
 }

@@ -78,6 +78,7 @@ func NewConfig(o CompletedOptions, files pki.Files, etcdServers []string) (*Conf
 	coreConfig, err := core.NewConfig(*generic.Config, generic.informers, *etcd, core.Extra{
 		Kubelets:              kubelets,
 		ServiceClusterIPRange: o.ServiceClusterIPRange,
+		EventTTL:              o.EventTTL,
 		KubernetesServicePort: listenerPort(generic.SecureServing.Listener),
 		Authentication:        generic.auth.published,
 		ServiceAccountTokens:  generic.auth.serviceAccountTokens,

@@ -66,6 +66,9 @@ type Options struct {
 	LeaderElection componentbaseconfig.LeaderElectionConfiguration
 	// ServiceClusterIPRange is the CIDR that Service ClusterIPs are allocated from.
 	ServiceClusterIPRange string
+	// EventTTL is how long an Event is kept after it was last written (kube-apiserver's
+	// --event-ttl): etcd deletes it then, through the lease it was written with.
+	EventTTL time.Duration
 	// Metrics says how the metrics server runs: as a supervised child process ("child"), on its
 	// own listener inside this process ("in-process", for tests), or not at all ("off").
 	Metrics string
@@ -125,6 +128,7 @@ func NewOptions() *Options {
 		BindAddress:           "127.0.0.1",
 		SecurePort:            6443,
 		ServiceClusterIPRange: "10.0.0.0/24",
+		EventTTL:              time.Hour, // kube-apiserver's default
 		StartTimeout:          time.Minute,
 		RequestTimeout:        time.Minute, // kube-apiserver's default
 		// kube-apiserver's default (storagebackend.NewDefaultConfig).
@@ -210,6 +214,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.EtcdKeyFile, "etcd-keyfile", o.EtcdKeyFile, "SSL key file used to secure etcd communication.")
 	fs.StringVar(&o.EtcdCertFile, "etcd-certfile", o.EtcdCertFile, "SSL certification file used to secure etcd communication.")
 	fs.StringVar(&o.EtcdCAFile, "etcd-cafile", o.EtcdCAFile, "SSL Certificate Authority file used to secure etcd communication.")
+	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "How long an Event is kept after it was last written (kube-apiserver's --event-ttl).")
 	fs.DurationVar(&o.EtcdCompactionInterval, "etcd-compaction-interval", o.EtcdCompactionInterval, "How often the chain compacts etcd's history, keeping what is newer than the previous compaction's revision (kube-apiserver's --etcd-compaction-interval). 0 never compacts.")
 
 	fs = fss.FlagSet("services")
@@ -315,6 +320,10 @@ func (o CompletedOptions) Validate() []error {
 	}
 	if o.EtcdCompactionInterval < 0 {
 		errs = append(errs, fmt.Errorf("--etcd-compaction-interval %v must not be negative", o.EtcdCompactionInterval))
+	}
+	if o.EventTTL < time.Second || o.EventTTL%time.Second != 0 {
+		// etcd leases count in whole seconds.
+		errs = append(errs, fmt.Errorf("--event-ttl %v must be whole seconds, 1s or more", o.EventTTL))
 	}
 	if o.StartTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--start-timeout %v must be positive", o.StartTimeout))

@@ -8,6 +8,7 @@ package core
 
 import (
 	"fmt"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -52,6 +53,9 @@ type Config struct {
 type Extra struct {
 	// ServiceClusterIPRange is the CIDR ClusterIPs come from (--service-cluster-ip-range).
 	ServiceClusterIPRange string
+	// EventTTL is how long Events are kept after their last write (--event-ttl); 0 keeps
+	// kube-apiserver's default, an hour.
+	EventTTL time.Duration
 	// NodePortBase and NodePortSize give the NodePort range (kube-apiserver: 30000-32767).
 	NodePortBase, NodePortSize int
 	// KubernetesServicePort is the port of the default/kubernetes service's endpoints: the

@@ -69,7 +69,8 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 	// One provider per group, in kube-apiserver's order.
 	providers := []registry.StorageProvider{
 		corereg.StorageProvider{ServiceIPs: ips, ServicePorts: ports, ServiceAccountTokens: corereg.ServiceAccountTokens{Generator: c.Extra.ServiceAccountTokens, APIAudiences: c.Generic.Authentication.APIAudiences},
-			Kubelets: c.Extra.Kubelets, Authorizer: c.Generic.Authorization.Authorizer, Components: components},
+			Kubelets: c.Extra.Kubelets, Authorizer: c.Generic.Authorization.Authorizer, Components: components,
+			EventTTL: c.Extra.EventTTL},
 		authentication.StorageProvider{Authenticator: c.Generic.Authentication.Authenticator, APIAudiences: c.Generic.Authentication.APIAudiences},
 		authorization.StorageProvider{Authorizer: c.Generic.Authorization.Authorizer, RuleResolver: c.Generic.RuleResolver},
 		autoscaling.Group(),
@@ -85,7 +86,7 @@ func (c CompletedConfig) New(delegate genericapiserver.DelegationTarget) (*Serve
 		flowcontrol.Group(),
 		apps.Group(),
 		admissionregistration.Group().WithAuthorizer(c.Generic.Authorization.Authorizer, c.Generic.LoopbackClientConfig),
-		events.Group(),
+		events.Provider{TTL: c.Extra.EventTTL},
 		scheduling.Group(),
 		dra,
 		storagemigration.Group(),

@@ -185,8 +185,11 @@ func waitGone(pid int, d time.Duration) {
 // ProcFigures are what /proc says of one process.
 type ProcFigures struct {
 	RSSBytes int64
-	FDs      int
-	Threads  int
+	// AnonBytes and FileBytes split RSSBytes: the process's own memory (the Go heap, stacks)
+	// and the pages of files it maps (its binary, etcd's database file).
+	AnonBytes, FileBytes int64
+	FDs                  int
+	Threads              int
 }
 
 // ReadProc reads pid's resident memory, open file descriptors and threads from /proc.
@@ -205,6 +208,10 @@ func ReadProc(pid int) (ProcFigures, error) {
 		switch fields[0] {
 		case "VmRSS:":
 			f.RSSBytes = n * 1024
+		case "RssAnon:":
+			f.AnonBytes = n * 1024
+		case "RssFile:":
+			f.FileBytes = n * 1024
 		case "Threads:":
 			f.Threads = int(n)
 		}

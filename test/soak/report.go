@@ -62,12 +62,14 @@ type Analysis struct {
 	// Slopes per 10 minutes over the window, by least squares; first and last are the means
 	// of the window's first and last minute.
 	RSSSlope, HeapSlope, GoroutineSlope, FDSlope float64
-	RSSFirst, RSSLast                            float64
-	GoroutinesFirst, GoroutinesLast              float64
-	FDsFirst, FDsLast                            float64
-	EtcdDBMax, EtcdDiskMax, EtcdDBLast           float64
-	RSSMax                                       float64
-	GoroutinesMax, FDsMax                        int
+	// What the RSS slope is made of, and what the chain stores, over the same window.
+	RSSAnonSlope, RSSFileSlope, HeapLiveSlope, EventsSlope, ObjectsSlope float64
+	RSSFirst, RSSLast                                                    float64
+	GoroutinesFirst, GoroutinesLast                                      float64
+	FDsFirst, FDsLast                                                    float64
+	EtcdDBMax, EtcdDiskMax, EtcdDBLast                                   float64
+	RSSMax                                                               float64
+	GoroutinesMax, FDsMax                                                int
 	// P99 and P50 of each verb over the run (client side).
 	P50, P99 map[string]time.Duration
 	Counts   map[string]int
@@ -156,6 +158,11 @@ func (r *Result) Analyse() Analysis {
 	}
 	a.RSSSlope, a.RSSFirst, a.RSSLast = series(func(s Sample) float64 { return s.RSS })
 	a.HeapSlope, _, _ = series(func(s Sample) float64 { return s.Heap })
+	a.HeapLiveSlope, _, _ = series(func(s Sample) float64 { return s.HeapLive })
+	a.RSSAnonSlope, _, _ = series(func(s Sample) float64 { return s.RSSAnon })
+	a.RSSFileSlope, _, _ = series(func(s Sample) float64 { return s.RSSFile })
+	a.EventsSlope, _, _ = series(func(s Sample) float64 { return float64(s.Events) })
+	a.ObjectsSlope, _, _ = series(func(s Sample) float64 { return float64(s.Objects - s.Events) })
 	a.GoroutineSlope, a.GoroutinesFirst, a.GoroutinesLast = series(func(s Sample) float64 { return float64(s.Goroutines) })
 	a.FDSlope, a.FDsFirst, a.FDsLast = series(func(s Sample) float64 { return float64(s.FDs) })
 	return a
@@ -288,7 +295,7 @@ func (r *Result) Write() error {
 		if r.NoFsync {
 			fsync = ", etcd without fsync"
 		}
-		fmt.Fprintf(&b, "\nrun: %v, %.0f operations/s at most on %d workers, %d simulated nodes, etcd compaction every %v%s\n", r.Duration, r.Rate, r.Workers, r.Nodes, r.Compaction, fsync)
+		fmt.Fprintf(&b, "\nrun: %v, %.0f operations/s at most on %d workers, %d simulated nodes, etcd compaction every %v, Events kept %v%s\n", r.Duration, r.Rate, r.Workers, r.Nodes, r.Compaction, r.EventTTL, fsync)
 	}
 	fmt.Fprintln(&b, "\nlatency by verb (client side, outside restarts):")
 	for _, v := range slices.Sorted(maps.Keys(a.Counts)) {
@@ -309,6 +316,9 @@ func (r *Result) Write() error {
 	if a.WindowTo > 0 {
 		fmt.Fprintf(&b, "leak window %s–%s: RSS %+.2f MiB/10m, Go heap %+.2f MiB/10m, goroutines %+.1f/10m, fds %+.2f/10m\n",
 			fmtDur(a.WindowFrom), fmtDur(a.WindowTo), a.RSSSlope, a.HeapSlope, a.GoroutineSlope, a.FDSlope)
+		fmt.Fprintf(&b, "  of RSS: the process's own pages %+.2f MiB/10m, mapped files (binary, etcd's database) %+.2f MiB/10m; live heap after GC %+.2f MiB/10m\n",
+			a.RSSAnonSlope, a.RSSFileSlope, a.HeapLiveSlope)
+		fmt.Fprintf(&b, "  stored: Events %+.0f/10m, other objects %+.0f/10m\n", a.EventsSlope, a.ObjectsSlope)
 	}
 	fmt.Fprintf(&b, "etcd: database at most %.1f MiB (%.1f at the end), its files at most %.1f MiB\n", a.EtcdDBMax, a.EtcdDBLast, a.EtcdDiskMax)
 	fmt.Fprintln(&b, "\nwatchers:")
@@ -364,11 +374,12 @@ func (r *Result) Write() error {
 
 func samplesCSV(samples []Sample) []byte {
 	var b strings.Builder
-	b.WriteString("seconds,start,up,rss_mib,heap_mib,goroutines,fds,threads,metrics_server_rss_mib,etcd_db_mib,etcd_db_in_use_mib,etcd_disk_mib,compact_rev,compactions,requests,p99_mutating_ms,p99_get_ms,p99_list_ms\n")
+	b.WriteString("seconds,start,up,rss_mib,heap_mib,goroutines,fds,threads,metrics_server_rss_mib,etcd_db_mib,etcd_db_in_use_mib,etcd_disk_mib,compact_rev,compactions,requests,p99_mutating_ms,p99_get_ms,p99_list_ms,rss_anon_mib,rss_file_mib,heap_live_mib,objects,events\n")
 	for _, s := range samples {
-		fmt.Fprintf(&b, "%.0f,%d,%v,%.1f,%.1f,%d,%d,%d,%.1f,%.2f,%.2f,%.1f,%d,%d,%d,%.1f,%.1f,%.1f\n",
+		fmt.Fprintf(&b, "%.0f,%d,%v,%.1f,%.1f,%d,%d,%d,%.1f,%.2f,%.2f,%.1f,%d,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d\n",
 			s.At.Seconds(), s.Start, s.Up, s.RSS, s.Heap, s.Goroutines, s.FDs, s.Threads, s.ChildRSS, s.EtcdDB, s.EtcdDBInUse, s.EtcdDisk, s.CompactRev, s.Compactions,
-			s.Requests, msf(mutatingP99(s)), msf(s.P99["get"]), msf(s.P99["list"]))
+			s.Requests, msf(mutatingP99(s)), msf(s.P99["get"]), msf(s.P99["list"]),
+			s.RSSAnon, s.RSSFile, s.HeapLive, s.Objects, s.Events)
 	}
 	return []byte(b.String())
 }

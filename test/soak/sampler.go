@@ -30,8 +30,15 @@ type Sample struct {
 	Up    bool
 
 	RSS, Heap, ChildRSS float64 // MiB: the chain's, its Go heap in use, the metrics server's
-	Goroutines, FDs     int
-	Threads             int
+	// RSSAnon and RSSFile split RSS (MiB): the process's own pages, and mapped files' (etcd's
+	// database file among them). HeapLive is the heap the last GC found reachable (MiB): Heap
+	// swings between collections, HeapLive is what the chain holds.
+	RSSAnon, RSSFile, HeapLive float64
+	// Objects counts what the API servers store (apiserver_resource_objects, all resources),
+	// Events the Events among them: data that grows is not a leak.
+	Objects, Events int
+	Goroutines, FDs int
+	Threads         int
 	// EtcdDB is etcd's database file, EtcdDBInUse the part of it holding data, EtcdDisk all of
 	// etcd's files (WAL, snapshots and database), all in MiB; CompactRev etcd's last compaction.
 	EtcdDB, EtcdDBInUse, EtcdDisk float64
@@ -146,6 +153,7 @@ func (s *Sampler) take(ctx context.Context) Sample {
 		return sm
 	}
 	sm.RSS, sm.FDs, sm.Threads = mib(p.RSSBytes), p.FDs, p.Threads
+	sm.RSSAnon, sm.RSSFile = mib(p.AnonBytes), mib(p.FileBytes)
 	if children := Children(pid); len(children) > 0 {
 		if c, err := ReadProc(children[0]); err == nil {
 			sm.ChildRSS = mib(c.RSSBytes)
@@ -159,6 +167,8 @@ func (s *Sampler) take(ctx context.Context) Sample {
 		m := parseMetrics(body)
 		sm.Goroutines = int(m["go_goroutines"])
 		sm.Heap = mib(int64(m["go_memstats_heap_alloc_bytes"]))
+		sm.HeapLive = mib(int64(m["go_gc_heap_live_bytes"]))
+		sm.Objects, sm.Events = storedObjects(body)
 		sm.Up = true
 	}
 	etcdCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -188,6 +198,28 @@ func parseMetrics(body []byte) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// storedObjects sums apiserver_resource_objects over all resources, and gives the Events'
+// (core and events.k8s.io share one count) apart.
+func storedObjects(body []byte) (all, events int) {
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		series, value, ok := strings.Cut(sc.Text(), "} ")
+		if !ok || !strings.HasPrefix(series, "apiserver_resource_objects{") {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil || n < 0 { // -1: not counted yet
+			continue
+		}
+		all += int(n)
+		if strings.Contains(series, `resource="events"`) {
+			events += int(n)
+		}
+	}
+	return all, events
 }
 
 // etcdMetrics reads the embedded etcd's /metrics on its unix socket (named in the data dir).

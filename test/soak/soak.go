@@ -36,6 +36,11 @@ type Config struct {
 	// Nodes are the chain's simulated nodes (--nodes); Compaction its --etcd-compaction-interval.
 	Nodes      int
 	Compaction time.Duration
+	// EventTTL is the chain's --event-ttl. Like Compaction it is shortened for the soak: the
+	// workload's Deployments make hundreds of Events a minute, and with kube-apiserver's hour
+	// they would pile up for the whole run, data that expires by design, not a leak. 0 keeps
+	// the chain's default.
+	EventTTL time.Duration
 	// NoFsync runs the chain's etcd with --unsafe-no-fsync, as the anchor's etcd runs: for
 	// latency beside it, not for what users run.
 	NoFsync bool
@@ -129,6 +134,9 @@ func (s *soak) startChain(ctx context.Context) (stop func(), err error) {
 		return nil, err
 	}
 	args := []string{fmt.Sprintf("--nodes=%d", s.cfg.Nodes), fmt.Sprintf("--etcd-compaction-interval=%v", s.cfg.Compaction)}
+	if s.cfg.EventTTL > 0 {
+		args = append(args, fmt.Sprintf("--event-ttl=%v", s.cfg.EventTTL))
+	}
 	if s.cfg.NoFsync {
 		args = append(args, "--unsafe-no-fsync")
 	}

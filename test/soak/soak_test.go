@@ -18,6 +18,7 @@ var (
 	workers    = flag.Int("soak.workers", 6, "the workload's workers")
 	nodes      = flag.Int("soak.nodes", 2, "the chain's simulated nodes (--nodes)")
 	compaction = flag.Duration("soak.compaction", 0, "the chain's --etcd-compaction-interval (0: a tenth of the run, from 3 s to 1 m, so that etcd compacts several times)")
+	eventTTL   = flag.Duration("soak.event-ttl", 0, "the chain's --event-ttl (0: a twelfth of the run, from 30 s to 5 m, so that Events expire several times and stop piling up)")
 	kills      = flag.Int("soak.kills", 0, "how many times the chain is killed with SIGKILL and restarted (0: once under 20 minutes, twice from 20)")
 	reportDir  = flag.String("soak.report", "", "where to write the report (summary.txt, samples.csv, events.txt, soak.svg, the chain's logs); default a temp dir, removed")
 	anchorFor  = flag.Duration("soak.anchor", 0, "if set, TestSoakAnchor puts the same workload on kube-apiserver + etcd for this long")
@@ -91,7 +92,11 @@ func config(t *testing.T, d time.Duration, name string) Config {
 	if c == 0 {
 		c = min(max(d/10, 3*time.Second), time.Minute)
 	}
-	cfg := Config{Duration: d, Rate: *rate, Workers: *workers, Nodes: *nodes, Compaction: c, ReportDir: dir, Logf: t.Logf, Binary: *binary, NoFsync: *noFsync, HeapProfiles: *heapEvery}
+	ttl := *eventTTL
+	if ttl == 0 {
+		ttl = min(max(d/12, 30*time.Second), 5*time.Minute).Truncate(time.Second)
+	}
+	cfg := Config{Duration: d, Rate: *rate, Workers: *workers, Nodes: *nodes, Compaction: c, EventTTL: ttl, ReportDir: dir, Logf: t.Logf, Binary: *binary, NoFsync: *noFsync, HeapProfiles: *heapEvery}
 	if cfg.Binary == "" {
 		self, err := os.Executable()
 		if err != nil {

@@ -118,8 +118,14 @@ func next[K comparable](ctx context.Context, queue workqueue.TypedRateLimitingIn
 	return true
 }
 
-// Recorder returns an event recorder reporting as component, which stops when ctx is done.
+// Recorder returns an event recorder reporting as component, whose events client writes. A
+// controller started by the chain's controller manager records through the manager's one
+// broadcaster (Events, found in ctx); otherwise, as in a test that runs one controller, the
+// recorder has a broadcaster of its own, which stops when ctx is done.
 func Recorder(ctx context.Context, client kubernetes.Interface, component string) record.EventRecorder {
+	if e, ok := ctx.Value(eventsKey{}).(*Events); ok {
+		return e.recorder(client, component)
+	}
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	go func() {

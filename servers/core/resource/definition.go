@@ -10,6 +10,7 @@ package resource
 
 import (
 	"context"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -112,6 +113,18 @@ type Definition struct {
 	ShouldDeleteDuringUpdate func(ctx context.Context, key string, obj, existing runtime.Object) bool
 	// TTLSeconds expires objects after they were last written (events: 1h, kube's --event-ttl).
 	TTLSeconds uint64
+}
+
+// WithTTL is a copy of d whose objects expire ttl after their last write (whole seconds); a
+// ttl of 0 returns d unchanged. For the one setting a chain may change in its resource table:
+// the Events' TTL (--event-ttl).
+func (d *Definition) WithTTL(ttl time.Duration) *Definition {
+	if ttl <= 0 {
+		return d
+	}
+	c := *d
+	c.TTLSeconds = uint64(ttl / time.Second)
+	return &c
 }
 
 // Check adapts a typed validation function, like pods.ValidatePod, to a Definition hook.

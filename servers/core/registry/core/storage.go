@@ -6,7 +6,9 @@ package core
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -50,6 +52,8 @@ type StorageProvider struct {
 	Authorizer authorizer.Authorizer
 	// Components are what componentstatuses reports on, by name (etcd-0, scheduler...).
 	Components map[string]Probe
+	// EventTTL is how long an Event is kept after its last write (--event-ttl); 0: an hour.
+	EventTTL time.Duration
 }
 
 var _ registry.StorageProvider = StorageProvider{}
@@ -59,7 +63,9 @@ func (StorageProvider) GroupName() string { return corev1.GroupName }
 
 // NewRESTStorage implements registry.StorageProvider.
 func (p StorageProvider) NewRESTStorage(scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error) {
-	info, built, err := registry.NewGroup(corev1.SchemeGroupVersion, scheme, codecs, optsGetter, definitions...)
+	defs := slices.Clone(definitions)
+	defs[slices.Index(defs, events)] = events.WithTTL(p.EventTTL)
+	info, built, err := registry.NewGroup(corev1.SchemeGroupVersion, scheme, codecs, optsGetter, defs...)
 	if err != nil {
 		return info, err
 	}

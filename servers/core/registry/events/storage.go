@@ -10,6 +10,8 @@
 package events
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -26,15 +28,15 @@ import (
 	corevalidation "github.com/apichain/apichain/servers/core/validation/core"
 )
 
-// definitions are the group's resources, each declared once.
-var definitions = []*resource.Definition{events}
-
 // Group is the events.k8s.io group: its types, conversions, field selectors and storage.
 func Group() Provider { return Provider{} }
 
 // Provider is the events.k8s.io StorageProvider: a registry.Group whose scheme registration
 // differs (the internal Event is the core/v1 one).
-type Provider struct{}
+type Provider struct {
+	// TTL is how long an Event is kept after its last write (--event-ttl); 0: an hour.
+	TTL time.Duration
+}
 
 var _ registry.StorageProvider = Provider{}
 
@@ -42,8 +44,8 @@ var _ registry.StorageProvider = Provider{}
 func (Provider) GroupName() string { return eventsv1.GroupName }
 
 // NewRESTStorage implements registry.StorageProvider.
-func (Provider) NewRESTStorage(scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error) {
-	info, _, err := registry.NewGroup(eventsv1.SchemeGroupVersion, scheme, codecs, optsGetter, definitions...)
+func (p Provider) NewRESTStorage(scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter) (genericapiserver.APIGroupInfo, error) {
+	info, _, err := registry.NewGroup(eventsv1.SchemeGroupVersion, scheme, codecs, optsGetter, events.WithTTL(p.TTL))
 	return info, err
 }
 
