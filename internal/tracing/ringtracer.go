@@ -59,12 +59,18 @@ type ringTracer struct {
 // Start starts a span as a child of the span in ctx (none with trace.WithNewRoot): recorded if
 // the sampler's rule says so, followed by the ring if it belongs to a request.
 func (t *ringTracer) Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	cfg := trace.NewSpanStartConfig(opts...)
+	return t.start(ctx, name, cfg.SpanKind(), cfg.NewRoot(), cfg.Attributes(), cfg.Links(), cfg.Timestamp())
+}
+
+// start is Start with its options read (or given directly, by the package's own Start).
+func (t *ringTracer) start(ctx context.Context, name string, kind trace.SpanKind, newRoot bool,
+	attrs []attribute.KeyValue, links []trace.Link, at time.Time) (context.Context, trace.Span) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cfg := trace.NewSpanStartConfig(opts...)
 	parent := trace.SpanFromContext(ctx)
-	if cfg.NewRoot() {
+	if newRoot {
 		parent = trace.SpanFromContext(context.Background())
 	}
 	psc := parent.SpanContext()
@@ -73,8 +79,8 @@ func (t *ringTracer) Start(ctx context.Context, name string, opts ...trace.SpanS
 		sc.TraceID = newTraceID()
 	}
 	sc.SpanID = newSpanID()
-	kind := trace.ValidateSpanKind(cfg.SpanKind()) // none said: internal
-	decision := followParent(parent, kind, cfg.Attributes(), true)
+	kind = trace.ValidateSpanKind(kind) // none said: internal
+	decision := followParent(parent, kind, attrs, true)
 	if decision == sdktrace.RecordAndSample {
 		sc.TraceFlags |= trace.FlagsSampled
 	}
@@ -82,12 +88,12 @@ func (t *ringTracer) Start(ctx context.Context, name string, opts ...trace.SpanS
 		q := &quietSpan{sc: trace.NewSpanContext(sc), provider: t.provider}
 		return trace.ContextWithSpan(ctx, q), q
 	}
-	s := &ringSpan{provider: t.provider, sc: trace.NewSpanContext(sc), parent: psc, kind: kind, name: name, start: cfg.Timestamp()}
+	s := &ringSpan{provider: t.provider, sc: trace.NewSpanContext(sc), parent: psc, kind: kind, name: name, start: at}
 	if s.start.IsZero() {
 		s.start = time.Now()
 	}
-	s.setAttributes(cfg.Attributes())
-	for _, l := range cfg.Links() {
+	s.setAttributes(attrs)
+	for _, l := range links {
 		s.addLink(l)
 	}
 	s.followed = t.provider.ring.started(sc.TraceID, sc.SpanID, psc.SpanID(), kind == trace.SpanKindServer, false)
@@ -173,9 +179,13 @@ func (s *ringSpan) AddEvent(name string, opts ...trace.EventOption) {
 }
 
 func (s *ringSpan) addEvent(name string, at time.Time, attrs []attribute.KeyValue) {
-	if len(s.events) < maxEvents { // the ring keeps no more
-		s.events = append(s.events, sdktrace.Event{Name: name, Time: at, Attributes: attrs})
+	if len(s.events) == maxEvents { // the ring keeps no more
+		return
 	}
+	if s.events == nil { // an admission phase has one a plugin: a few at once, not one by one
+		s.events = make([]sdktrace.Event, 0, 4)
+	}
+	s.events = append(s.events, sdktrace.Event{Name: name, Time: at, Attributes: attrs})
 }
 
 // RecordError is an event named "exception" with the error's type and message, as

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -73,6 +74,7 @@ func TestRingSpanRecords(t *testing.T) {
 	_, step := Start(ctx, "step", attribute.String(AttrUser, "admin"))
 	step.SetAttributes(attribute.String(AttrUser, "alice"), attribute.Bool(AttrAnswered, true))
 	step.AddEvent("webhook", trace.WithAttributes(attribute.String(AttrAdmissionPlugin, "NamespaceLifecycle")))
+	AddEvent(step, "plugin", time.Now(), attribute.String(AttrAdmissionPlugin, "LimitRanger"))
 	step.RecordError(errors.New("denied"))
 	step.SetStatus(codes.Error, "denied")
 	step.SetStatus(codes.Unset, "") // does not undo an error
@@ -98,8 +100,9 @@ func TestRingSpanRecords(t *testing.T) {
 		s.Status != "error" || s.Message != "denied" || s.Kind != "internal" {
 		t.Errorf("step: %+v", s)
 	}
-	if len(s.Events) != 2 || s.Events[0].Attributes[AttrAdmissionPlugin] != "NamespaceLifecycle" ||
-		s.Events[1].Name != "exception" || s.Events[1].Attributes["exception.message"] != "denied" {
+	if len(s.Events) != 3 || s.Events[0].Attributes[AttrAdmissionPlugin] != "NamespaceLifecycle" ||
+		s.Events[1].Attributes[AttrAdmissionPlugin] != "LimitRanger" ||
+		s.Events[2].Name != "exception" || s.Events[2].Attributes["exception.message"] != "denied" {
 		t.Errorf("step's events: %+v", s.Events)
 	}
 	if len(s.Links) != 1 || s.Links[0].SpanID != other.SpanID().String() {
