@@ -40,11 +40,13 @@ const (
 const skippedScope = "k8s.op/apiserver/pkg/endpoints/filterlatency"
 
 // record is a span in the ring, with what building the tree needs. A span of this process is
-// kept as the SDK ended it (raw) and converted only when a reader asks for its trace
-// (buildTrace): a request pays for what the ring holds, not for what a reader would see.
+// kept as it ended, the SDK's (raw) or the ring's own tracer's (own), and converted only when a
+// reader asks for its trace (buildTrace): a request pays for what the ring holds, not for what
+// a reader would see.
 type record struct {
 	span             *Span                 // converted: received, or read
 	raw              sdktrace.ReadOnlySpan // not yet converted
+	own              *ringSpan             // not yet converted
 	id, parent       trace.SpanID
 	parentRemote     bool
 	bytes            int
@@ -55,7 +57,30 @@ type record struct {
 func recordOf(s sdktrace.ReadOnlySpan) *record {
 	sc, parent := s.SpanContext(), s.Parent()
 	return &record{raw: s, id: sc.SpanID(), parent: parent.SpanID(), parentRemote: parent.IsRemote(),
-		bytes: sizeOfSDK(s), hasRoot: !parent.IsValid()}
+		bytes: sizeOfParts(s.Name(), s.Status().Description, s.Attributes(), s.Events(), len(s.Links())), hasRoot: !parent.IsValid()}
+}
+
+// fromRing converts an ended span of the ring's own tracer.
+func fromRing(s *ringSpan) *Span {
+	span := &Span{
+		SpanID:     s.sc.SpanID().String(),
+		Name:       s.name,
+		Service:    s.provider.service,
+		Kind:       s.kind.String(),
+		Start:      s.start,
+		DurationMs: durationMs(s.end.Sub(s.start)),
+		Attributes: attributeMap(s.attrs),
+		Status:     statusOf(s.status),
+		Message:    s.message,
+		Events:     events(s.events),
+	}
+	if s.parent.IsValid() {
+		span.ParentID = s.parent.SpanID().String()
+	}
+	for _, l := range s.links {
+		span.Links = append(span.Links, Link{TraceID: l.TraceID().String(), SpanID: l.SpanID().String()})
+	}
+	return span
 }
 
 // fromSDK converts an ended span of this process.
@@ -78,12 +103,7 @@ func fromSDK(s sdktrace.ReadOnlySpan) *Span {
 	}
 	span.Attributes = attributeMap(s.Attributes())
 	span.Status, span.Message = statusOf(s.Status().Code), s.Status().Description
-	for i, e := range s.Events() {
-		if i == maxEvents {
-			break
-		}
-		span.Events = append(span.Events, Event{Name: e.Name, Time: e.Time, Attributes: attributeMap(e.Attributes)})
-	}
+	span.Events = events(s.Events())
 	for i, l := range s.Links() {
 		if i == maxLinks {
 			break
@@ -91,6 +111,18 @@ func fromSDK(s sdktrace.ReadOnlySpan) *Span {
 		span.Links = append(span.Links, Link{TraceID: l.SpanContext.TraceID().String(), SpanID: l.SpanContext.SpanID().String()})
 	}
 	return span
+}
+
+// events converts the first maxEvents events.
+func events(es []sdktrace.Event) []Event {
+	var out []Event
+	for i, e := range es {
+		if i == maxEvents {
+			break
+		}
+		out = append(out, Event{Name: e.Name, Time: e.Time, Attributes: attributeMap(e.Attributes)})
+	}
+	return out
 }
 
 // attributeMap cleans attributes (hygiene.go) and keeps them as strings, bounded.
@@ -144,21 +176,21 @@ func sizeOf(s *Span) int {
 	return n + len(s.Links)*(linkOverhead+len(trace.TraceID{})*2+len(trace.SpanID{})*2)
 }
 
-// sizeOfSDK estimates the bytes an ended span takes in the ring as the SDK keeps it (its
-// snapshot, and the attributes and events it holds), with sizeOf's costs: a converted span
-// takes about as much.
-func sizeOfSDK(s sdktrace.ReadOnlySpan) int {
-	n := spanOverhead + len(s.Name()) + len(s.Status().Description)
-	for _, kv := range s.Attributes() {
+// sizeOfParts estimates the bytes an ended span of this process takes in the ring as it is
+// kept until read (the SDK's snapshot, or the ring's own span, and the attributes and events it
+// holds), with sizeOf's costs: a converted span takes about as much.
+func sizeOfParts(name, message string, attrs []attribute.KeyValue, events []sdktrace.Event, links int) int {
+	n := spanOverhead + len(name) + len(message)
+	for _, kv := range attrs {
 		n += attrOverhead + len(kv.Key) + valueBytes(kv.Value)
 	}
-	for _, e := range s.Events() {
+	for _, e := range events {
 		n += eventOverhead + len(e.Name)
 		for _, kv := range e.Attributes {
 			n += attrOverhead + len(kv.Key) + valueBytes(kv.Value)
 		}
 	}
-	return n + len(s.Links())*(linkOverhead+len(trace.TraceID{})*2+len(trace.SpanID{})*2)
+	return n + links*(linkOverhead+len(trace.TraceID{})*2+len(trace.SpanID{})*2)
 }
 
 // valueBytes is what an attribute's value holds beyond its fixed size: a string's bytes; a
@@ -179,7 +211,10 @@ func valueBytes(v attribute.Value) int {
 func buildTrace(id trace.TraceID, recs []*record, skipped map[trace.SpanID]trace.SpanID, dropped int) *Trace {
 	byID := make(map[trace.SpanID]*record, len(recs))
 	for _, r := range recs {
-		if r.span == nil {
+		switch {
+		case r.own != nil:
+			r.span, r.own = fromRing(r.own), nil
+		case r.raw != nil:
 			r.span, r.raw = fromSDK(r.raw), nil
 		}
 		byID[r.id] = r

@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -107,7 +108,22 @@ const scope = "github.com/apichain/apichain"
 // how every part of the chain adds a span without being handed a provider (component-base's
 // tracing.Start does the same for k8s.io/apiserver's own spans).
 func Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	return trace.SpanFromContext(ctx).TracerProvider().Tracer(scope).Start(ctx, name, trace.WithAttributes(attrs...))
+	tp := trace.SpanFromContext(ctx).TracerProvider()
+	if own, ok := tp.(*ringProvider); ok { // without the options' allocations
+		return own.tracer.start(ctx, name, trace.SpanKindInternal, false, attrs, nil, time.Time{})
+	}
+	return tp.Tracer(scope).Start(ctx, name, trace.WithAttributes(attrs...))
+}
+
+// AddEvent adds an event that happened at a moment already past to span: span.AddEvent with
+// trace.WithTimestamp and trace.WithAttributes, without their allocations when the span is
+// the ring's own. The span keeps attrs: the caller must not change them after.
+func AddEvent(span trace.Span, name string, at time.Time, attrs ...attribute.KeyValue) {
+	if own, ok := span.(*ringSpan); ok {
+		own.write(func() { own.addEvent(name, at, attrs) })
+		return
+	}
+	span.AddEvent(name, trace.WithTimestamp(at), trace.WithAttributes(attrs...))
 }
 
 // Recording says whether the span in ctx is recorded: a part of the chain computes what only

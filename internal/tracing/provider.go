@@ -50,10 +50,13 @@ type Provider struct {
 	ring     *Ring
 	ownsRing bool
 	export   *tracingapi.TracingConfiguration
+	enabled  bool
 }
 
 // New builds a provider as o says. With nothing to record, export or report, it is
-// k8s.io/apiserver's no-op provider, which costs nothing.
+// k8s.io/apiserver's no-op provider, which costs nothing. With only a ring to record into, it
+// is the ring's own (ringtracer.go), which costs a request less than the OpenTelemetry SDK; the
+// SDK's, with the ring as one of its span processors, when it also exports or reports.
 func New(ctx context.Context, o Options) (*Provider, error) {
 	ring, owns := o.Ring, false
 	if ring == nil && o.Record {
@@ -65,6 +68,9 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 	name := o.ServiceName
 	if name == "" {
 		name = ServiceName
+	}
+	if o.Export == nil && o.Report == nil {
+		return &Provider{TracerProvider: newRingProvider(ring, name), ring: ring, ownsRing: owns, enabled: true}, nil
 	}
 	attrs := []attribute.KeyValue{attribute.String("service.name", name)}
 	if o.InstanceID != "" {
@@ -87,7 +93,7 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 		opts = append(opts, sdktrace.WithSpanProcessor(reporter{o.Report}))
 	}
 	opts = append(opts, sdktrace.WithSampler(newSampler(rate, ring != nil || o.Report != nil)))
-	return &Provider{TracerProvider: sdktrace.NewTracerProvider(opts...), ring: ring, ownsRing: owns, export: o.Export}, nil
+	return &Provider{TracerProvider: sdktrace.NewTracerProvider(opts...), ring: ring, ownsRing: owns, export: o.Export, enabled: true}, nil
 }
 
 // newOTLPExporter is the exporter of component-base's tracing.NewProvider: OTLP/gRPC without
@@ -130,10 +136,7 @@ func (p *Provider) Ring() *Ring { return p.ring }
 func (p *Provider) Export() *tracingapi.TracingConfiguration { return p.export }
 
 // Enabled says whether anything is recorded or exported: the chain adds its wrappers only then.
-func (p *Provider) Enabled() bool {
-	_, isSDK := p.TracerProvider.(*sdktrace.TracerProvider)
-	return isSDK
-}
+func (p *Provider) Enabled() bool { return p.enabled }
 
 // Shutdown exports what is left to export and closes the provider's own ring. k8s.io/apiserver
 // calls it as each server it was given to stops; after the first, it does nothing.

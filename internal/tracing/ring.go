@@ -39,15 +39,17 @@ func (o RingOptions) withDefaults() RingOptions {
 	return o
 }
 
-// Ring keeps the most recent request traces. It is an OpenTelemetry SpanProcessor: it follows
-// every trace that starts with a request (a server span) in this process, collects its spans as
-// they end, and completes the trace when the last of its spans that it saw start has ended;
-// then it publishes the trace, numbered, for readers (Since, Wait). Spans of other processes
-// come in through Receive (the OTLP receiver) and join their trace by ID.
+// Ring keeps the most recent request traces. It follows every trace that starts with a request
+// (a server span) in this process, collects its spans as they end, and completes the trace when
+// the last of its spans that it saw start has ended; then it publishes the trace, numbered, for
+// readers (Since, Wait). Its spans come from the ring's own tracer (ringtracer.go) when the
+// chain only records, or from the OpenTelemetry SDK, whose SpanProcessor it is, when it also
+// exports. Spans of other processes come in through Receive (the OTLP receiver) and join their
+// trace by ID.
 //
 // It is on every request's path, so it does there only what keeping the spans needs: it keeps
-// them as the SDK ended them, and turns a trace into a Trace (convert.go) when a reader first
-// asks for it.
+// them as they ended, and turns a trace into a Trace (convert.go) when a reader first asks for
+// it.
 //
 // What it holds is bounded: Traces completed traces, as many under way, SpansPerTrace spans a
 // trace, and Bytes of spans (estimated, sizeOf) in all. So at most about Bytes of memory,
@@ -122,20 +124,28 @@ func NewRing(o RingOptions) *Ring {
 // trace the ring already follows.
 func (r *Ring) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
 	sc := s.SpanContext()
-	skip := s.InstrumentationScope().Name == skippedScope
+	r.started(sc.TraceID(), sc.SpanID(), s.Parent().SpanID(), s.SpanKind() == trace.SpanKindServer,
+		s.InstrumentationScope().Name == skippedScope)
+}
+
+// started notes a span that starts, of a request (server) or of a trace the ring already
+// follows; skip: a span the ring leaves out, hanging its children on parent. It says whether
+// the ring follows the span: only then does it want to hear of its end.
+func (r *Ring) started(tid trace.TraceID, id, parent trace.SpanID, server, skip bool) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	p := r.pending[sc.TraceID()]
+	p := r.pending[tid]
 	if p == nil {
-		if r.closed || skip || s.SpanKind() != trace.SpanKindServer {
-			return
+		if r.closed || skip || !server {
+			return false
 		}
-		p = r.newPendingLocked(sc.TraceID())
+		p = r.newPendingLocked(tid)
 	}
-	p.open = append(p.open, sc.SpanID())
+	p.open = append(p.open, id)
 	if skip {
-		p.skip(sc.SpanID(), s.Parent().SpanID())
+		p.skip(id, parent)
 	}
+	return true
 }
 
 // OnEnd adds the span to its trace, if the ring saw it start, and completes the trace if it was
@@ -156,17 +166,25 @@ func (r *Ring) OnEnd(s sdktrace.ReadOnlySpan) {
 	}
 	var rec *record
 	if !skip {
-		rec = recordOf(s)
+		rec = recordOf(s) // outside the lock: other requests' spans go on ending meanwhile
 	}
+	r.ended(sc.TraceID(), sc.SpanID(), rec)
+}
 
+// ended adds rec, what the ring keeps of a span it saw start (nil: one it leaves out), to its
+// trace, and completes the trace if the span was the last one open.
+func (r *Ring) ended(tid trace.TraceID, id trace.SpanID, rec *record) {
 	r.mu.Lock()
-	if r.pending[sc.TraceID()] != p { // evicted meanwhile
+	p := r.pending[tid]
+	i := -1
+	if p != nil {
+		i = slices.Index(p.open, id)
+	}
+	if i < 0 { // evicted meanwhile (and perhaps followed again since, without this span)
 		r.mu.Unlock()
 		return
 	}
-	if i := slices.Index(p.open, sc.SpanID()); i >= 0 {
-		p.open = slices.Delete(p.open, i, i+1)
-	}
+	p.open = slices.Delete(p.open, i, i+1)
 	if rec != nil {
 		r.addLocked(p, rec)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -41,24 +42,32 @@ func newSampler(ratePerMillion *int32, record bool) sampler {
 func (s sampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
 	parent := trace.SpanFromContext(p.ParentContext)
 	psc := parent.SpanContext()
-	if p.Kind == trace.SpanKindServer && ownPath(p) {
+	if !s.followOnly && !(p.Kind == trace.SpanKindServer && ownPath(p.Attributes)) {
+		result := s.export.ShouldSample(p)
+		if result.Decision == sdktrace.Drop && s.record && (p.Kind == trace.SpanKindServer || parent.IsRecording()) {
+			result.Decision = sdktrace.RecordOnly
+		}
+		return result
+	}
+	return sdktrace.SamplingResult{Decision: followParent(parent, p.Kind, p.Attributes, s.record), Tracestate: psc.TraceState()}
+}
+
+// followParent is the decision when the export samples only what the caller sampled, as
+// ParentBased(NeverSample) would decide it, and recording adds what it keeps. The ring's own
+// tracer (ringtracer.go) decides with it too.
+func followParent(parent trace.Span, kind trace.SpanKind, attrs []attribute.KeyValue, record bool) sdktrace.SamplingDecision {
+	server := kind == trace.SpanKindServer
+	switch {
+	case server && ownPath(attrs):
 		// Reading the ring, or reporting to it, is not a request worth a trace: a follower
 		// would see its own reading, and each report of another process would be one more trace.
-		return sdktrace.SamplingResult{Decision: sdktrace.Drop, Tracestate: psc.TraceState()}
+		return sdktrace.Drop
+	case parent.SpanContext().IsSampled():
+		return sdktrace.RecordAndSample
+	case record && (server || parent.IsRecording()):
+		return sdktrace.RecordOnly
 	}
-	var result sdktrace.SamplingResult
-	switch {
-	case !s.followOnly:
-		result = s.export.ShouldSample(p)
-	case psc.IsSampled(): // what ParentBased(NeverSample) decides
-		result = sdktrace.SamplingResult{Decision: sdktrace.RecordAndSample, Tracestate: psc.TraceState()}
-	default:
-		result = sdktrace.SamplingResult{Decision: sdktrace.Drop, Tracestate: psc.TraceState()}
-	}
-	if result.Decision == sdktrace.Drop && s.record && (p.Kind == trace.SpanKindServer || parent.IsRecording()) {
-		result.Decision = sdktrace.RecordOnly
-	}
-	return result
+	return sdktrace.Drop
 }
 
 func (s sampler) Description() string {
@@ -66,8 +75,8 @@ func (s sampler) Description() string {
 }
 
 // ownPath: the span is otelhttp's server span of a request for the ring's own URLs.
-func ownPath(p sdktrace.SamplingParameters) bool {
-	for _, a := range p.Attributes {
+func ownPath(attrs []attribute.KeyValue) bool {
+	for _, a := range attrs {
 		if a.Key == "url.path" {
 			return strings.HasPrefix(a.Value.AsString(), PathPrefix)
 		}

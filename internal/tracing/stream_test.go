@@ -81,7 +81,7 @@ func TestStreamRecorderReadsUpgrades(t *testing.T) {
 // TestQueryCarrier: a trace context injected into a query comes out of it the same, beside the
 // query's own parameters.
 func TestQueryCarrier(t *testing.T) {
-	tp := recordInto(NewRing(RingOptions{}))
+	tp := ownRecorder(NewRing(RingOptions{}))
 	ctx, span := tp.Tracer("test").Start(context.Background(), "exec", trace.WithSpanKind(trace.SpanKindClient))
 	defer span.End()
 	prop := propagation.TraceContext{}

@@ -119,5 +119,5 @@ func (p tracedPlugin) note(ctx context.Context, start time.Time, err error) {
 	if err != nil {
 		attrs = append(attrs, attribute.String(tracing.AttrError, err.Error()))
 	}
-	span.AddEvent(p.name, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+	tracing.AddEvent(span, p.name, start, attrs...)
 }
