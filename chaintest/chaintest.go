@@ -213,6 +213,13 @@ func (e *Environment) Start() (*rest.Config, error) {
 	if e.resetter, err = e.newResetter(ctx); err != nil {
 		return nil, e.stopAfter(fmt.Errorf("recording the keys in etcd, for Reset: %w", err))
 	}
+	// A new data dir of our own and embedded etcd, not started from a copy: leave one for the
+	// Environments after this one (snapshot.go).
+	if e.removeDir != "" && len(completed.EtcdServers) == 0 && completed.EtcdSeed == nil {
+		if err := leaveSnapshot(ctx, e.resetter.etcd, snapshotKind(completed.EnablePriorityAndFairness)); err != nil {
+			return nil, e.stopAfter(fmt.Errorf("keeping the bootstrap objects for later Environments: %w", err))
+		}
+	}
 	return e.Config, nil
 }
 
@@ -241,6 +248,9 @@ func (e *Environment) options() *chain.Options {
 	}
 	if e.ChainOptions != nil {
 		e.ChainOptions(o)
+	}
+	if o.EtcdSeed == nil {
+		o.EtcdSeed = snapshotFor(snapshotKind(o.EnablePriorityAndFairness))
 	}
 	return o
 }
