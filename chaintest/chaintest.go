@@ -11,6 +11,11 @@
 // collected, and Reset, which returns a running Environment to its state after Start so that
 // a suite's tests can share one.
 //
+// What every new chain writes alike at its first start (the bootstrap RBAC policy, the API
+// Priority and Fairness configuration, the built-in groups' APIServices) the first
+// Environment of a test process leaves in memory once ready, and later Environments' etcd
+// starts with it, so their start-up hooks find it in place (snapshot.go).
+//
 // Where it sits: outside the chain, like cmd/chain — it builds servers/chain and nothing else.
 package chaintest
 
