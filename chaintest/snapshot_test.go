@@ -59,6 +59,14 @@ func TestSnapshotStartsLikeAFreshEnvironment(t *testing.T) {
 		t.Errorf("the ClusterRoles differ:\nfrom the snapshot: %v\nfresh:             %v", clusterRoles(t, seeded), clusterRoles(t, fresh))
 	}
 
+	// Without the clusterrole-aggregation controller the aggregated roles stay as the policy
+	// has them, empty: the copy must not carry the rules another Environment's controller added.
+	bare := &chaintest.Environment{Controllers: []string{}}
+	start(t, bare)
+	if admin := clusterRoles(t, bare)["admin"]; admin.AggregationRule == nil || len(admin.Rules) > 0 {
+		t.Errorf("ClusterRole admin without the aggregation controller: %d rules, aggregation rule %v; want none and one", len(admin.Rules), admin.AggregationRule)
+	}
+
 	// What names this Environment's CAs is its own.
 	pem := func(path string) string {
 		b, err := os.ReadFile(path)
