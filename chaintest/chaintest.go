@@ -11,6 +11,11 @@
 // collected, and Reset, which returns a running Environment to its state after Start so that
 // a suite's tests can share one.
 //
+// What every new chain writes alike at its first start (the bootstrap RBAC policy, the API
+// Priority and Fairness configuration, the built-in groups' APIServices) the first
+// Environment of a test process leaves in memory once ready, and later Environments' etcd
+// starts with it, so their start-up hooks find it in place (snapshot.go).
+//
 // Where it sits: outside the chain, like cmd/chain — it builds servers/chain and nothing else.
 package chaintest
 
@@ -213,6 +218,13 @@ func (e *Environment) Start() (*rest.Config, error) {
 	if e.resetter, err = e.newResetter(ctx); err != nil {
 		return nil, e.stopAfter(fmt.Errorf("recording the keys in etcd, for Reset: %w", err))
 	}
+	// A new data dir of our own and embedded etcd, not started from a copy: leave one for the
+	// Environments after this one (snapshot.go).
+	if e.removeDir != "" && len(completed.EtcdServers) == 0 && completed.EtcdSeed == nil {
+		if err := leaveSnapshot(ctx, e.resetter.etcd, snapshotKind(completed.EnablePriorityAndFairness)); err != nil {
+			return nil, e.stopAfter(fmt.Errorf("keeping the bootstrap objects for later Environments: %w", err))
+		}
+	}
 	return e.Config, nil
 }
 
@@ -241,6 +253,9 @@ func (e *Environment) options() *chain.Options {
 	}
 	if e.ChainOptions != nil {
 		e.ChainOptions(o)
+	}
+	if o.EtcdSeed == nil {
+		o.EtcdSeed = snapshotFor(snapshotKind(o.EnablePriorityAndFairness))
 	}
 	return o
 }

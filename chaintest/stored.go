@@ -19,6 +19,8 @@ type storedObject struct {
 	kind    schema.GroupVersionKind
 	meta    metav1.ObjectMeta
 	mapping *meta.RESTMapping
+	// proto is the object's own protobuf message, for a built-in kind (nil for JSON).
+	proto []byte
 }
 
 func (o *storedObject) String() string {
@@ -41,7 +43,7 @@ func decodeStored(key string, value []byte) (*storedObject, error) {
 		if err := u.Unmarshal(rest); err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}
-		o.kind = schema.FromAPIVersionAndKind(u.APIVersion, u.Kind)
+		o.kind, o.proto = schema.FromAPIVersionAndKind(u.APIVersion, u.Kind), u.Raw
 		metaBytes, err := protobufField(u.Raw, 1)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)

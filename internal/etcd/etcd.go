@@ -35,6 +35,10 @@ type Config struct {
 	UnsafeNoFsync bool
 	// LogLevel is etcd's own log level (debug, info, warn, error, fatal); empty follows klog -v.
 	LogLevel string
+	// Seed is written into the member when it starts with no key at all (seed.go): what a
+	// caller knows every new cluster's first start would write (chaintest's snapshot of the
+	// bootstrap objects). A member that holds keys already is left as it is.
+	Seed []KeyValue
 }
 
 // Server is a running embedded member.
@@ -42,6 +46,8 @@ type Server struct {
 	etcd *embed.Etcd
 	// ClientURL is what clients dial: unix:///<Dir>/etcd.sock.
 	ClientURL string
+	// Seeded says Config.Seed was written: the member started empty.
+	Seeded bool
 }
 
 // SocketName is the member's client socket in Dir.
@@ -113,7 +119,12 @@ func Start(ctx context.Context, c Config) (*Server, error) {
 	}
 	select {
 	case <-e.Server.ReadyNotify():
-		return &Server{etcd: e, ClientURL: clientURL.String()}, nil
+		s := &Server{etcd: e, ClientURL: clientURL.String()}
+		if s.Seeded, err = s.seed(ctx, c.Seed); err != nil {
+			e.Close()
+			return nil, err
+		}
+		return s, nil
 	case err := <-e.Err():
 		e.Close()
 		return nil, fmt.Errorf("embedded etcd failed: %w", err)

@@ -32,6 +32,7 @@ import (
 
 	"github.com/apichain/apichain/controllers"
 	"github.com/apichain/apichain/controllers/nodeipam"
+	"github.com/apichain/apichain/internal/etcd"
 	"github.com/apichain/apichain/internal/tracing"
 	"github.com/apichain/apichain/kubelet"
 )
@@ -117,6 +118,9 @@ type Options struct {
 	// Fairness their sum is the server's concurrency limit, shared among the priority levels;
 	// without it, the limits on requests that read and that write.
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// EtcdSeed is not a flag: keys the embedded etcd is given when it starts empty, before the
+	// servers start (chaintest's snapshot of what every chain's bootstrap writes alike).
+	EtcdSeed []etcd.KeyValue
 
 	Logs *logs.Options
 }

@@ -143,7 +143,7 @@ func (s *starter) startEtcd() error {
 	s.etcdServers = s.o.EtcdServers
 	if len(s.etcdServers) == 0 {
 		dir := filepath.Join(s.o.DataDir, "etcd")
-		member, err := etcd.Start(s.ctx, etcd.Config{Dir: dir, UnsafeNoFsync: s.o.UnsafeNoFsync})
+		member, err := etcd.Start(s.ctx, etcd.Config{Dir: dir, UnsafeNoFsync: s.o.UnsafeNoFsync, Seed: s.o.EtcdSeed})
 		if err != nil {
 			return err
 		}
@@ -151,6 +151,9 @@ func (s *starter) startEtcd() error {
 		s.undo.push(member.Close)
 		s.etcdServers = []string{member.ClientURL}
 		s.p.printf("etcd: embedded member serving on %s, for this user only (data in %s)", member.ClientURL, dir)
+		if member.Seeded {
+			s.p.printf("etcd: seeded with %d keys", len(s.o.EtcdSeed))
+		}
 	} else {
 		s.p.printf("etcd: external cluster %v%s", s.etcdServers, map[bool]string{true: " (TLS client certificate)", false: ""}[s.o.EtcdCertFile != ""])
 	}
