@@ -127,7 +127,11 @@ func (s *Simulator) syncNode(ctx context.Context, name string) error {
 	now := time.Now()
 	obj := cached.DeepCopy()
 	s.setStatus(obj, n, now)
-	if now.Sub(n.lastStatus) >= s.statusReport || statusChanged(&cached.Status, &obj.Status) {
+	// Posted but no Lease yet: this sync is the Lease's turn (below). The cache may not show
+	// the post yet, and must not be taken for a status that changed: posting again until the
+	// cache catches up is a loop of writes, each queueing the node again.
+	leaseTurn := !n.lastStatus.IsZero() && n.lastLease.IsZero()
+	if !leaseTurn && (now.Sub(n.lastStatus) >= s.statusReport || statusChanged(&cached.Status, &obj.Status)) {
 		client, err := s.clientOf(name)
 		if err != nil {
 			return err
