@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"testing"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,6 +63,11 @@ func TestDeletedNodeStopsAndRestartsReuseNodes(t *testing.T) {
 		t.Errorf("first pod of sim-node-2 got %s", pod.Status.PodIP)
 	}
 	uids := nodeUIDs(t, cl)
+	var lease *coordinationv1.Lease
+	eventually(t, "sim-node-2's lease", func(ctx context.Context) (bool, error) {
+		lease, err = cl.client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, "sim-node-2", metav1.GetOptions{})
+		return err == nil, nil
+	})
 	stopSim()
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
@@ -77,6 +83,12 @@ func TestDeletedNodeStopsAndRestartsReuseNodes(t *testing.T) {
 	eventually(t, "nodes updated with the new kubelet port", func(ctx context.Context) (bool, error) {
 		n, err := cl.client.CoreV1().Nodes().Get(ctx, "sim-node-2", metav1.GetOptions{})
 		return err == nil && n.Status.DaemonEndpoints.KubeletEndpoint.Port != port, nil
+	})
+	// The lease the last run left is renewed, not made again: the new run's first try to
+	// create it is refused, and it reads it instead.
+	eventually(t, "sim-node-2's lease renewed", func(ctx context.Context) (bool, error) {
+		l, err := cl.client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, "sim-node-2", metav1.GetOptions{})
+		return err == nil && l.UID == lease.UID && l.Spec.RenewTime.After(lease.Spec.RenewTime.Time), nil
 	})
 	// sim-node-1, deleted in the last run, is registered again by this one, as a restarted
 	// kubelet registers its node.

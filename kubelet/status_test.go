@@ -133,3 +133,81 @@ func readyHeartbeat(node *corev1.Node) metav1.Time {
 	}
 	return metav1.Time{}
 }
+
+// posts counts a node's status posts and Lease creates as its kubelet sends them, and the
+// status posts sent before its first Lease create.
+type posts struct {
+	next http.RoundTripper
+	node string
+
+	mu                          sync.Mutex
+	status, leases, beforeLease int
+}
+
+func (p *posts) RoundTrip(req *http.Request) (*http.Response, error) {
+	p.mu.Lock()
+	switch {
+	case req.Method == http.MethodPatch && strings.HasSuffix(req.URL.Path, "/nodes/"+p.node+"/status"):
+		p.status++
+	case req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/namespaces/"+corev1.NamespaceNodeLease+"/leases"):
+		if p.leases == 0 {
+			p.beforeLease = p.status
+		}
+		p.leases++
+	}
+	p.mu.Unlock()
+	return p.next.RoundTrip(req)
+}
+
+func (p *posts) counts() (beforeLease, leases int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.beforeLease, p.leases
+}
+
+// TestNewNodePostsItsStatusOnce: a node created for the simulator gets one status post, which
+// says Ready, and then its Lease, made with one create (no read that finds nothing first). The Lease's turn comes right after the
+// post, before the informer may show it: the post must not be taken for one still to make.
+func TestNewNodePostsItsStatusOnce(t *testing.T) {
+	c := testchain.Start(t)
+	admin, _ := testchain.Clients(t, c)
+	const name = "new-node"
+	counter := &posts{node: name}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, stopSim, err := startCluster(ctx, c, kubelet.Config{
+		NodeClient: func(node string) (kubernetes.Interface, error) {
+			cfg := testchain.UserConfig(t, c, "system:node:"+node, "system:nodes")
+			if node == name {
+				cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
+			}
+			return kubernetes.NewForConfig(cfg)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopSim()
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{kubelet.NodeAnnotation: kubelet.NodeAnnotationValue}}}
+	if _, err := admin.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the new node's lease", func(ctx context.Context) (bool, error) {
+		_, err := admin.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, name, metav1.GetOptions{})
+		return err == nil, nil
+	})
+	// Later posts are heartbeats (every second here): those before the Lease are counted.
+	if status, leases := counter.counts(); status != 1 || leases != 1 {
+		t.Errorf("%d status posts before the lease, and %d lease creates; want 1 and 1", status, leases)
+	}
+	got, err := admin.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := false
+	for _, c := range got.Status.Conditions {
+		ready = ready || c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue
+	}
+	if !ready {
+		t.Errorf("the new node is not Ready: %+v", got.Status.Conditions)
+	}
+}

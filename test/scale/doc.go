@@ -9,7 +9,8 @@
 // Its parts:
 //   - workload.go: the workload, the same on either side, and the figures it reads;
 //   - proc.go: a server's CPU time and resident memory, from /proc;
-//   - kwok.go: kwok as kwokctl runs it (its default stages, nodes selected by its annotation).
+//   - kwok.go: kwok as kwokctl runs it (its default stages, nodes selected by its annotation);
+//   - profiles.go: the chain's CPU and heap profiles over the steps (-scale.profiles).
 //
 // Where it sits: in test/, above everything; it drives the chain's binary from outside, as a
 // user runs it (test/soak starts it), and only its benchmark and smoke test use it.

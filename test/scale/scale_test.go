@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/apichain/apichain/test/anchor"
@@ -29,6 +30,7 @@ var (
 	chainArgs = flag.String("scale.chain-args", "--record-traces=false", "more flags for the chain (space-separated); by default it records no traces, like for like with kube-apiserver")
 	binary    = flag.String("scale.bin", "", "a chain binary (go build -o /tmp/chain ./cmd/chain); default this test binary, run as the chain")
 	timeout   = flag.Duration("scale.timeout", time.Hour, "the longest one side may take")
+	profiles  = flag.String("scale.profiles", "", "a directory to save the chain's CPU profiles over the nodes-Ready and pods-Running steps (5 s chunks) and its heap profile once the pods run; profiling perturbs the figures")
 )
 
 func TestMain(m *testing.M) {
@@ -43,6 +45,7 @@ func BenchmarkScale(b *testing.B) {
 	w := Workload{Nodes: *nodes, Pods: *pods, Parallel: *parallel, Idle: *idle, Logf: b.Logf}
 	chain := w
 	chain.Replicas, chain.DeleteNamespace = *replicas, *deleteNS
+	chain.Profiles = profilesIn(*profiles)
 	var c Figures
 	err := runChain(b, chain, *topFlag, &c)
 	report(b, "", c)
@@ -84,6 +87,8 @@ func TestScale(t *testing.T) {
 		t.Skip("starts the chain binary")
 	}
 	w := Workload{Nodes: 3, Pods: 12, Parallel: 4, Replicas: 3, DeleteNamespace: true, Logf: t.Logf}
+	dir := t.TempDir()
+	w.Profiles = profilesIn(dir)
 	_, err := exec.LookPath("kubectl")
 	withTop := err == nil
 	var f Figures
@@ -97,6 +102,19 @@ func TestScale(t *testing.T) {
 	if !withTop {
 		t.Logf("kubectl top not timed: no kubectl")
 	}
+	for _, name := range []string{"cpu-nodes-ready-00.pb.gz", "cpu-pods-running-00.pb.gz", "heap-pods-running.pb.gz"} {
+		if err := isProfile(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// profilesIn is where the chain's profiles go, or nil for none.
+func profilesIn(dir string) *Profiles {
+	if dir == "" {
+		return nil
+	}
+	return &Profiles{Dir: dir}
 }
 
 // runChain starts the chain binary with no simulated nodes of its own and puts w on it, with
@@ -132,6 +150,15 @@ func runChain(tb testing.TB, w Workload, top bool, f *Figures, args ...string) e
 		return err
 	}
 	w.ServiceAccounts = true
+	if w.Profiles != nil {
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		prof := *w.Profiles
+		prof.Client = cs.Discovery().RESTClient()
+		w.Profiles = &prof
+	}
 	w.Processes = func() []int { return tree(p.Pid()) }
 	if top {
 		w.Kubeconfig = p.Kubeconfig()

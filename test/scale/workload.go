@@ -60,6 +60,10 @@ type Workload struct {
 	Processes func() []int
 	// Logf shows progress.
 	Logf func(format string, args ...any)
+	// Profiles, if set, saves the server's CPU profile over the nodes-Ready and pods-Running
+	// steps and its heap profile once the pods run. Profiling costs the server CPU: the
+	// figures of a profiled run are not comparable with others.
+	Profiles *Profiles
 }
 
 // Figures are what one run measured. A step not run, or not reached, leaves its zero.
@@ -130,7 +134,25 @@ func Run(ctx context.Context, cfg *rest.Config, w Workload, f *Figures) error {
 	if w.Nodes > 0 {
 		perNode = max(perNode, w.Pods/w.Nodes+10)
 	}
+	// The CPU profile under way, if any; ended with its step, or on the way out on an error.
+	var endCPU func() error
+	profileCPU := func(step string) {
+		if w.Profiles != nil {
+			endCPU = w.Profiles.CPU(ctx, step)
+		}
+	}
+	stopCPU := func() error {
+		if endCPU == nil {
+			return nil
+		}
+		err := endCPU()
+		endCPU = nil
+		return err
+	}
+	defer func() { _ = stopCPU() }()
+
 	w.Logf("creating %d nodes, %d at a time", w.Nodes, w.Parallel)
+	profileCPU("nodes-ready")
 	start := time.Now()
 	if _, _, _, err := anchor.Parallel(w.Nodes, w.Parallel, func(i int) error {
 		_, err := cs.CoreV1().Nodes().Create(ctx, node(i, perNode), metav1.CreateOptions{})
@@ -143,9 +165,13 @@ func Run(ctx context.Context, cfg *rest.Config, w Workload, f *Figures) error {
 	}
 	f.NodesReady = time.Since(start)
 	w.Logf("%d nodes Ready in %.2f s", w.Nodes, f.NodesReady.Seconds())
+	if err := stopCPU(); err != nil {
+		return err
+	}
 
 	if w.Pods > 0 && w.Nodes > 0 {
 		w.Logf("creating %d pods, %d at a time", w.Pods, w.Parallel)
+		profileCPU("pods-running")
 		start = time.Now()
 		if _, _, _, err := anchor.Parallel(w.Pods, w.Parallel, func(i int) error {
 			_, err := cs.CoreV1().Pods(namespace).Create(ctx, pod(i, w.Nodes), metav1.CreateOptions{})
@@ -158,8 +184,18 @@ func Run(ctx context.Context, cfg *rest.Config, w Workload, f *Figures) error {
 		}
 		f.PodsRunning = time.Since(start)
 		w.Logf("%d pods Running in %.2f s", w.Pods, f.PodsRunning.Seconds())
+		if err := stopCPU(); err != nil {
+			return err
+		}
 	}
 	f.CPUSeconds = cpuSeconds(w.Processes()) - cpu0
+	if w.Profiles != nil {
+		// Before the idle window, so that its CPU (a forced collection) is not counted there.
+		if err := w.Profiles.Heap(ctx, "pods-running"); err != nil {
+			return err
+		}
+		w.Logf("profiles saved in %s", w.Profiles.Dir)
+	}
 
 	if w.Idle > 0 {
 		w.Logf("idle for %v", w.Idle)
