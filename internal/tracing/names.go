@@ -110,7 +110,7 @@ const scope = "github.com/apichain/apichain"
 func Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	tp := trace.SpanFromContext(ctx).TracerProvider()
 	if own, ok := tp.(*ringProvider); ok { // without the options' allocations
-		return own.tracer.start(ctx, name, trace.SpanKindInternal, false, attrs, nil, time.Time{})
+		return own.tracer.start(ctx, name, trace.SpanKindInternal, false, attrs, false, nil, time.Time{})
 	}
 	return tp.Tracer(scope).Start(ctx, name, trace.WithAttributes(attrs...))
 }

@@ -60,12 +60,15 @@ type ringTracer struct {
 // the sampler's rule says so, followed by the ring if it belongs to a request.
 func (t *ringTracer) Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
 	cfg := trace.NewSpanStartConfig(opts...)
-	return t.start(ctx, name, cfg.SpanKind(), cfg.NewRoot(), cfg.Attributes(), cfg.Links(), cfg.Timestamp())
+	// The options' attributes are a slice made for this call: the span keeps it as its own
+	// rather than copy it (k8s.io/apiserver's and otelhttp's spans come this way).
+	return t.start(ctx, name, cfg.SpanKind(), cfg.NewRoot(), cfg.Attributes(), true, cfg.Links(), cfg.Timestamp())
 }
 
-// start is Start with its options read (or given directly, by the package's own Start).
+// start is Start with its options read (or given directly, by the package's own Start). With
+// own, the span keeps attrs itself instead of a copy.
 func (t *ringTracer) start(ctx context.Context, name string, kind trace.SpanKind, newRoot bool,
-	attrs []attribute.KeyValue, links []trace.Link, at time.Time) (context.Context, trace.Span) {
+	attrs []attribute.KeyValue, own bool, links []trace.Link, at time.Time) (context.Context, trace.Span) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -92,7 +95,11 @@ func (t *ringTracer) start(ctx context.Context, name string, kind trace.SpanKind
 	if s.start.IsZero() {
 		s.start = time.Now()
 	}
-	s.setAttributes(attrs)
+	if own {
+		s.adoptAttributes(attrs)
+	} else {
+		s.setAttributes(attrs)
+	}
 	for _, l := range links {
 		s.addLink(l)
 	}
@@ -256,6 +263,30 @@ func (s *ringSpan) setAttributes(kvs []attribute.KeyValue) {
 			}
 			s.attrs = append(s.attrs, kv)
 		}
+	}
+}
+
+// adoptAttributes is setAttributes on a span without attributes yet, keeping kvs itself: the
+// valid ones, the last value of a key, written over kvs in place.
+func (s *ringSpan) adoptAttributes(kvs []attribute.KeyValue) {
+	kept := kvs[:0]
+	for _, kv := range kvs {
+		if !kv.Valid() {
+			continue
+		}
+		replaced := false
+		for i := range kept {
+			if kept[i].Key == kv.Key {
+				kept[i], replaced = kv, true
+				break
+			}
+		}
+		if !replaced && len(kept) < maxAttributes {
+			kept = append(kept, kv)
+		}
+	}
+	if len(kept) > 0 {
+		s.attrs = kept
 	}
 }
 

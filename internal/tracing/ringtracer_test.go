@@ -69,7 +69,9 @@ func TestRingSpanRecords(t *testing.T) {
 	ring := NewRing(RingOptions{})
 	tp := newRingProvider(ring, "kubelet")
 	ctx, root := tp.Tracer("test").Start(context.Background(), "GET", trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("url.path", "/api"), attribute.Int("http.response.status_code", 500)))
+		trace.WithAttributes(attribute.String("url.path", "/apis"), attribute.Int("http.response.status_code", 500)),
+		trace.WithAttributes(attribute.KeyValue{}, attribute.String("url.path", "/api"))) // the last value of a key, none invalid
+	root.SetAttributes(attribute.String("server.address", "127.0.0.1"))
 	other := trace.NewSpanContext(trace.SpanContextConfig{TraceID: newTraceID(), SpanID: newSpanID()})
 	_, step := Start(ctx, "step", attribute.String(AttrUser, "admin"))
 	step.SetAttributes(attribute.String(AttrUser, "alice"), attribute.Bool(AttrAnswered, true))
@@ -95,6 +97,9 @@ func TestRingSpanRecords(t *testing.T) {
 	r, s := tr.Spans[0], tr.Spans[0].Children[0]
 	if tr.Request.Code != 500 || tr.Request.User != "alice" || r.Status != "ok" || r.Message != "" || r.Service != "kubelet" || r.Kind != "server" {
 		t.Errorf("root: %+v, request %+v", r, tr.Request)
+	}
+	if len(r.Attributes) != 3 || r.Attributes["url.path"] != "/api" || r.Attributes["server.address"] != "127.0.0.1" {
+		t.Errorf("root's attributes: %v", r.Attributes)
 	}
 	if s.Name != "renamed" || s.ParentID != r.SpanID || s.Attributes[AttrUser] != "alice" || s.Attributes[AttrAnswered] != "true" ||
 		s.Status != "error" || s.Message != "denied" || s.Kind != "internal" {
