@@ -126,10 +126,9 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	// A strategic merge patch of spec.podCIDR and spec.podCIDRs, kube-controller-manager's.
 	err = nodeutil.PatchNodeCIDRs(ctx, c.client, types.NodeName(name), []string{p.String()})
 	if err != nil {
+		// PatchNodeCIDRs keeps only the error's text (%v), so a node deleted meanwhile cannot be
+		// told apart here: the retry finds it gone from the cache and stops (the Get above).
 		c.release(name)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
 		return fmt.Errorf("assigning %s to node %s: %w", p, name, err)
 	}
 	klog.FromContext(ctx).V(2).Info("assigned the node its pod range", "node", name, "podCIDR", p)
