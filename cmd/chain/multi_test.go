@@ -147,6 +147,13 @@ func TestBeyondOneMachine(t *testing.T) {
 	waitSeen(t, ctx, seen, acked)
 
 	// Losing the instance that runs the controllers, without a goodbye.
+	// With the 3 s identity leases of this test, the etcd leader's loss can hold a renewal back
+	// long enough for the other instance to delete the lease as expired; its holder writes it
+	// again on its next renewal, as kube-apiserver's does.
+	waitFor(t, ctx, follower.id+"'s identity lease", func(ctx context.Context) (bool, error) {
+		_, err := follower.cs.CoordinationV1().Leases("kube-system").Get(ctx, follower.id, metav1.GetOptions{})
+		return err == nil, nil
+	})
 	leaseBefore := renewTime(t, ctx, follower.cs, follower.id)
 	if err := leader.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
