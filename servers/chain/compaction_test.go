@@ -3,7 +3,6 @@ package chain_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,13 +10,11 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	cliflag "k8s.io/component-base/cli/flag"
 
-	"github.com/apichain/apichain/internal/etcd"
 	"github.com/apichain/apichain/servers/chain"
 	"github.com/apichain/apichain/test/testchain"
 )
@@ -72,15 +69,7 @@ func TestEtcdCompactionIntervalCompacts(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	endpoints, err := etcd.ReadEndpoints(filepath.Dir(c.KubeconfigPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	client := etcdClient(t, c)
 	key := "/registry/configmaps/default/compacted"
 	// The compactor compacts, at each tick, up to the revision it saw at the tick before: two
 	// or three ticks after the update, the first revision is gone.

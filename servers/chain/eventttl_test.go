@@ -2,13 +2,11 @@ package chain_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,7 +14,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cliflag "k8s.io/component-base/cli/flag"
 
-	"github.com/apichain/apichain/internal/etcd"
 	"github.com/apichain/apichain/servers/chain"
 	"github.com/apichain/apichain/test/testchain"
 )
@@ -82,15 +79,7 @@ func TestEventTTLExpiresEvents(t *testing.T) {
 
 	// The lease is what expires them: granted for the TTL (plus, at most, the few seconds
 	// k8s.io/apiserver reuses one lease for the writes that follow).
-	endpoints, err := etcd.ReadEndpoints(filepath.Dir(c.KubeconfigPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	client := etcdClient(t, c)
 	if got, err := client.Get(ctx, "/registry/events/default/core-event"); err != nil {
 		t.Fatal(err)
 	} else if len(got.Kvs) == 1 {
