@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 
 	"github.com/apichain/apichain/internal/kubeconfig"
 	"github.com/apichain/apichain/internal/pki"
@@ -76,11 +77,14 @@ func (p progress) printf(format string, args ...any) {
 // starts the chain, prints how to reach it, and serves until ctx is done.
 func Run(ctx context.Context, o CompletedOptions, out io.Writer) error {
 	p := progress{out: out, start: time.Now()}
-	logPath, flushLog, err := routeLogs(o, os.Stderr)
+	logPath, logs, err := routeLogs(o, os.Stderr)
 	if err != nil {
 		return err
 	}
-	defer flushLog()
+	defer klog.Flush()
+	// ctx ends when a stop is asked for (the command's signal context).
+	stopWatching := context.AfterFunc(ctx, logs.stopAsked)
+	defer stopWatching()
 	if o.Logs.Verbosity > 0 {
 		p.printf("logs: %s, and here (-v=%d)", logPath, o.Logs.Verbosity)
 	} else {

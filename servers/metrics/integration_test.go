@@ -230,6 +230,12 @@ func TestThroughAggregator(t *testing.T) {
 				t.Errorf("APIService %s after the metrics server stopped: %v, want NotFound", name, err)
 			}
 		}
+		// Nor a route to it: a download of its OpenAPI that the Aggregator queued would be
+		// refused by the closed listener and logged as an error by the chain.
+		err = cs.Discovery().RESTClient().Get().AbsPath("/apis/metrics.k8s.io").Do(ctx).Error()
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("GET /apis/metrics.k8s.io after the metrics server stopped: %v, want NotFound", err)
+		}
 		// Another free port, the same certificate directory: the registration follows.
 		server, stop := startServer(t, c, kubelet.caFile(t), certDir)
 		poll(t, "the EndpointSlice to name the new port", func() bool {

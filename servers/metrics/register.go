@@ -35,6 +35,7 @@ const (
 	localhostName = "metrics-server.localhost"
 	// managedBy marks the EndpointSlices the metrics server maintains itself.
 	managedBy = "metrics-server.apichain"
+	apiGroup  = "metrics.k8s.io"
 )
 
 // apiServices are the group versions registered: v1beta1 with the manifest's priorities, v1
@@ -104,9 +105,25 @@ func (r *registration) withdraw(ctx context.Context) error {
 		return nil
 	}
 	for _, v := range apiServices {
-		err := r.apiregistration.ApiregistrationV1().APIServices().Delete(ctx, v.version+".metrics.k8s.io", metav1.DeleteOptions{})
+		err := r.apiregistration.ApiregistrationV1().APIServices().Delete(ctx, v.version+"."+apiGroup, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting apiservice %s.metrics.k8s.io: %w", v.version, err)
+		}
+	}
+	// The Aggregator acts on the deletes a moment later, from its informer: its registration
+	// controller unregisters each version's route, then takes the version out of its OpenAPI
+	// controllers (APIAggregator.RemoveAPIService), which drop a download they have queued.
+	// Were this server to close its listener before that, a download queued a second after
+	// the registration would be refused, and the chain would log it as an error. A version's
+	// path that falls through to the chain's 404 says the route is gone, and with it, a few
+	// statements later, the download.
+	for _, v := range apiServices {
+		err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			err := r.client.Discovery().RESTClient().Get().AbsPath("/apis", apiGroup, v.version).Do(ctx).Error()
+			return apierrors.IsNotFound(err), nil
+		})
+		if err != nil {
+			return fmt.Errorf("waiting for the aggregator to drop /apis/%s/%s: %w", apiGroup, v.version, err)
 		}
 	}
 	klog.InfoS("Withdrew metrics.k8s.io from the chain")
@@ -215,10 +232,10 @@ func (r *registration) ensureEndpointSlice(ctx context.Context, svc *corev1.Serv
 }
 
 func (r *registration) ensureAPIService(ctx context.Context, version string, versionPriority int32) error {
-	name := version + ".metrics.k8s.io"
+	name := version + "." + apiGroup
 	want := apiregistrationv1.APIServiceSpec{
 		Service:              &apiregistrationv1.ServiceReference{Namespace: serviceNamespace, Name: serviceName, Port: ptr.To[int32](servicePort)},
-		Group:                "metrics.k8s.io",
+		Group:                apiGroup,
 		Version:              version,
 		CABundle:             r.caBundle,
 		GroupPriorityMinimum: 100,
