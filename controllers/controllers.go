@@ -212,8 +212,9 @@ func Run(ctx context.Context, c *Context, enabled func(name string) bool) error 
 	// discovery, reset every 30 s.
 	c.RESTMapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Client.Discovery()))
 	c.Go(func() { wait.Until(c.RESTMapper.Reset, 30*time.Second, ctx.Done()) })
-	// One event broadcaster for all of them (loop.Events says why).
-	ctx = loop.WithEvents(ctx, loop.NewEvents(ctx))
+	// One event broadcaster for all of them (loop.Events says why). A context of its own, not
+	// ctx reassigned: the goroutine above reads ctx.
+	withEvents := loop.WithEvents(ctx, loop.NewEvents(ctx))
 
 	for _, ctrl := range All() {
 		if !enabled(ctrl.Name) {
@@ -227,7 +228,7 @@ func Run(ctx context.Context, c *Context, enabled func(name string) bool) error 
 		if err != nil {
 			return fmt.Errorf("the clients of %s: %w", ctrl.Name, err)
 		}
-		if err := ctrl.Start(ctx, c, as); err != nil {
+		if err := ctrl.Start(withEvents, c, as); err != nil {
 			return fmt.Errorf("starting %s: %w", ctrl.Name, err)
 		}
 		klog.V(1).InfoS("started controller", "controller", ctrl.Name)
