@@ -212,9 +212,14 @@ func Run(ctx context.Context, c *Context, enabled func(name string) bool) error 
 	// discovery, reset every 30 s.
 	c.RESTMapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Client.Discovery()))
 	c.Go(func() { wait.Until(c.RESTMapper.Reset, 30*time.Second, ctx.Done()) })
-	// One event broadcaster for all of them (loop.Events says why). A context of its own, not
-	// ctx reassigned: the goroutine above reads ctx.
-	withEvents := loop.WithEvents(ctx, loop.NewEvents(ctx))
+	// One event broadcaster for all of them (loop.Events says why), stopped and waited for
+	// like a controller. A context of its own, not ctx reassigned: the goroutine above reads ctx.
+	events := loop.NewEvents(ctx)
+	c.Go(func() {
+		<-ctx.Done()
+		events.Stop()
+	})
+	withEvents := loop.WithEvents(ctx, events)
 
 	for _, ctrl := range All() {
 		if !enabled(ctrl.Name) {

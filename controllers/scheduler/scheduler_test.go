@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/apichain/apichain/controllers"
+	"github.com/apichain/apichain/controllers/internal/loop"
 	"github.com/apichain/apichain/controllers/scheduler"
 	"github.com/apichain/apichain/internal/sharedinformers"
 	"github.com/apichain/apichain/servers/chain"
@@ -33,12 +34,16 @@ func start(t *testing.T) kubernetes.Interface {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	// Its events are written until it has stopped, before the chain stops (loop.Recorder).
+	events := loop.NewEvents(ctx)
+	ctx = loop.WithEvents(ctx, events)
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
 	factory.Start(ctx.Done())
 	t.Cleanup(func() {
 		cancel()
 		<-done
+		events.Stop()
 		factory.Shutdown()
 	})
 	return client

@@ -2,14 +2,21 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // Events is the one event broadcaster of the controllers of a chain, as a controller-runtime
@@ -18,23 +25,44 @@ import (
 // broadcaster a controller, as kube-controller-manager has, would keep a set of them for every
 // controller of the process. Each event is still written by the client of the controller
 // that recorded it, so it keeps that controller's identity.
+//
+// The events are written here (write), not by client-go's StartRecordingToSink, so that Stop
+// can wait for the last one: the sink goroutine StartRecordingToSink starts cannot be waited
+// for, and it logs (through klog's process-wide logger) when a write it retries is cut short,
+// after the chain has stopped; chaintest restores klog's settings as its last Environment
+// stops, and go test -race saw the two race.
 type Events struct {
+	ctx         context.Context
 	broadcaster record.EventBroadcaster
 	sink        *componentSink
+	// correlator counts repeats and holds back spam, as StartRecordingToSink's does; only the
+	// broadcaster's one watcher goroutine uses it.
+	correlator *record.EventCorrelator
+
+	mu      sync.Mutex
+	stopped bool
+	writing sync.WaitGroup
 }
 
 type eventsKey struct{}
 
-// NewEvents starts a broadcaster for the controllers started with WithEvents(ctx); it stops
-// when ctx is done.
+// NewEvents starts a broadcaster for the controllers started with WithEvents(ctx). Once ctx is
+// done, call Stop.
 func NewEvents(ctx context.Context) *Events {
-	e := &Events{broadcaster: record.NewBroadcaster(record.WithContext(ctx)), sink: &componentSink{sinks: map[string]record.EventSink{}}}
-	e.broadcaster.StartRecordingToSink(e.sink)
-	go func() {
-		<-ctx.Done()
-		e.broadcaster.Shutdown()
-	}()
+	e := &Events{ctx: ctx, broadcaster: record.NewBroadcaster(record.WithContext(ctx)),
+		sink: &componentSink{sinks: map[string]record.EventSink{}}, correlator: record.NewEventCorrelator(clock.RealClock{})}
+	e.broadcaster.StartEventWatcher(e.write)
 	return e
+}
+
+// Stop shuts the broadcaster down and returns once no event is being written: what is still
+// queued is dropped, as client-go's broadcaster drops it on Shutdown.
+func (e *Events) Stop() {
+	e.mu.Lock()
+	e.stopped = true
+	e.mu.Unlock()
+	e.broadcaster.Shutdown()
+	e.writing.Wait()
 }
 
 // WithEvents is ctx for controllers that record through e (Recorder).
@@ -45,6 +73,65 @@ func WithEvents(ctx context.Context, e *Events) context.Context {
 func (e *Events) recorder(client kubernetes.Interface, component string) record.EventRecorder {
 	e.sink.add(component, &typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	return e.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component})
+}
+
+// write writes one event the broadcaster hands over: correlated with those before it, then
+// created (or, a repeat, patched) through its component's client, retried with backoff while
+// the chain cannot be reached and ctx lasts. The chain's own refusal is final.
+func (e *Events) write(event *corev1.Event) {
+	e.mu.Lock()
+	if e.stopped {
+		e.mu.Unlock()
+		return
+	}
+	e.writing.Add(1)
+	e.mu.Unlock()
+	defer e.writing.Done()
+
+	copied := *event // the broadcaster's watchers share it
+	result, err := e.correlator.EventCorrelate(&copied)
+	if err != nil {
+		utilruntime.HandleErrorWithContext(e.ctx, err, "Event correlation failed")
+	}
+	if result == nil || result.Skip {
+		return
+	}
+	backoff := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.5, Steps: 8, Cap: 10 * time.Second}
+	_ = wait.ExponentialBackoffWithContext(e.ctx, backoff, func(context.Context) (bool, error) {
+		return e.writeOnce(result), nil
+	})
+}
+
+// writeOnce says whether the event is done with: written, or refused for good.
+func (e *Events) writeOnce(result *record.EventCorrelateResult) bool {
+	event := result.Event
+	sink, err := e.sink.of(event)
+	if err != nil {
+		utilruntime.HandleErrorWithContext(e.ctx, err, "Event not written", "event", klog.KObj(event))
+		return true
+	}
+	var written *corev1.Event
+	if event.Count > 1 {
+		written, err = sink.Patch(event, result.Patch)
+	}
+	if event.Count <= 1 || apierrors.IsNotFound(err) { // a repeat of an event gone: created again
+		event.ResourceVersion = ""
+		written, err = sink.Create(event)
+	}
+	var status apierrors.APIStatus
+	switch {
+	case err == nil:
+		e.correlator.UpdateState(written)
+		return true
+	case errors.As(err, &status):
+		if !apierrors.IsAlreadyExists(err) && !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+			utilruntime.HandleErrorWithContext(e.ctx, err, "The chain refused an event", "event", klog.KObj(event))
+		}
+		return true
+	default: // not reached the chain: retried
+		klog.FromContext(e.ctx).V(2).Info("Writing an event failed; retrying", "event", klog.KObj(event), "err", err)
+		return false
+	}
 }
 
 // componentSink writes each event through the sink of the component that recorded it

@@ -2,6 +2,9 @@ package loop_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/apichain/apichain/controllers/internal/loop"
 	"github.com/apichain/apichain/servers/chain"
@@ -24,7 +28,10 @@ func TestEventsKeepEachRecordersIdentity(t *testing.T) {
 	nobody := kubernetes.NewForConfigOrDie(testchain.UserConfig(t, c, "nobody"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ctx = loop.WithEvents(ctx, loop.NewEvents(ctx))
+	e := loop.NewEvents(ctx)
+	defer e.Stop()
+	defer cancel()
+	ctx = loop.WithEvents(ctx, e)
 
 	allowed := loop.Recorder(ctx, admin, "allowed-controller")
 	refused := loop.Recorder(ctx, nobody, "refused-controller")
@@ -62,3 +69,47 @@ func TestEventsKeepEachRecordersIdentity(t *testing.T) {
 		t.Errorf("nobody creating an event: %v, want Forbidden", err)
 	}
 }
+
+// TestEventsStopWaitsForTheWrites: Stop returns only once no event is being written, so that
+// nothing of the controllers' is still at work after the chain (or a chaintest Environment)
+// has stopped. Events are recorded faster than they are written, then Stop comes while writes
+// are under way.
+func TestEventsStopWaitsForTheWrites(t *testing.T) {
+	c := testchain.Start(t, func(o *chain.Options) { o.Controllers = nil })
+	var inFlight, started atomic.Int32
+	cfg := rest.CopyConfig(c.Admin)
+	cfg.QPS = -1
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			started.Add(1)
+			inFlight.Add(1)
+			defer inFlight.Add(-1)
+			return rt.RoundTrip(r)
+		})
+	}
+	client := kubernetes.NewForConfigOrDie(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e := loop.NewEvents(ctx)
+	recorder := loop.Recorder(loop.WithEvents(ctx, e), client, "busy-controller")
+	for i := range 300 {
+		name := fmt.Sprintf("cm-%d", i)
+		recorder.Event(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)}},
+			corev1.EventTypeNormal, "Tested", "one of many")
+	}
+	testchain.Eventually(t, "writes to be under way", func(context.Context) (bool, error) {
+		return started.Load() > 0, nil
+	})
+	cancel()
+	e.Stop()
+	if n := inFlight.Load(); n != 0 {
+		t.Errorf("%d event writes still in flight after Stop returned", n)
+	}
+	if n := started.Load(); n >= 300 {
+		t.Logf("all %d events were written before the stop: the check above proved little", n)
+	}
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -19,12 +19,9 @@ import (
 	"errors"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -120,17 +117,15 @@ func next[K comparable](ctx context.Context, queue workqueue.TypedRateLimitingIn
 
 // Recorder returns an event recorder reporting as component, whose events client writes. A
 // controller started by the chain's controller manager records through the manager's one
-// broadcaster (Events, found in ctx); otherwise, as in a test that runs one controller, the
-// recorder has a broadcaster of its own, which stops when ctx is done.
+// broadcaster (Events, found in ctx), which the manager stops and waits for. Otherwise, as in a
+// test that runs one controller, the recorder has an Events of its own, stopped when ctx is
+// done but not waited for: a test that stops a chain after its controller had better give the
+// controller an Events in ctx (WithEvents) and Stop it first.
 func Recorder(ctx context.Context, client kubernetes.Interface, component string) record.EventRecorder {
 	if e, ok := ctx.Value(eventsKey{}).(*Events); ok {
 		return e.recorder(client, component)
 	}
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	go func() {
-		<-ctx.Done()
-		broadcaster.Shutdown()
-	}()
-	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component})
+	e := NewEvents(ctx)
+	context.AfterFunc(ctx, e.Stop)
+	return e.recorder(client, component)
 }
