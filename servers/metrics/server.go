@@ -37,6 +37,7 @@ import (
 	"k8s.io/klog/v2"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
+	"github.com/apichain/apichain/internal/workgroup"
 	"github.com/apichain/apichain/servers/metrics/api"
 	"github.com/apichain/apichain/servers/metrics/scraper"
 	"github.com/apichain/apichain/servers/metrics/storage"
@@ -67,9 +68,7 @@ type Server struct {
 	tickLastStart time.Time
 
 	// work counts the goroutines the hooks start; once stopped, no more start.
-	workMu  sync.Mutex
-	stopped bool
-	work    sync.WaitGroup
+	work workgroup.Group
 }
 
 // New builds the server: the metrics.k8s.io group installed, informers of the chain's Nodes
@@ -159,7 +158,7 @@ func (c CompletedConfig) newServer() (*Server, error) {
 		return nil
 	})
 	generic.AddPostStartHookOrDie("start-metrics-server-scraper", func(ctx genericapiserver.PostStartHookContext) error {
-		s.spawn(func() {
+		s.work.Go(func() {
 			if cache.WaitForCacheSync(ctx.Done(), s.nodesSynced, s.podsSynced) {
 				s.runScrape(ctx)
 			}
@@ -180,7 +179,7 @@ func (c CompletedConfig) newServer() (*Server, error) {
 		}
 		// Registration blocks this hook, and with it /readyz, until it has worked.
 		generic.AddPostStartHookOrDie("start-metrics-server-registration", func(ctx genericapiserver.PostStartHookContext) error {
-			s.run(func() { s.registration.run(ctx) })
+			s.work.Run(func() { s.registration.run(ctx) })
 			return nil
 		})
 		if x.WithdrawOnStop {
@@ -361,40 +360,10 @@ func (s *Server) probeMetadataInformerSync(*http.Request) error {
 	return nil
 }
 
-// spawn runs fn in a goroutine that stop waits for, unless the server has stopped.
-func (s *Server) spawn(fn func()) {
-	s.workMu.Lock()
-	defer s.workMu.Unlock()
-	if s.stopped {
-		return
-	}
-	s.work.Add(1)
-	go func() {
-		defer s.work.Done()
-		fn()
-	}()
-}
-
-// run runs fn in the calling goroutine, counted as work, unless the server has stopped.
-func (s *Server) run(fn func()) {
-	s.workMu.Lock()
-	if s.stopped {
-		s.workMu.Unlock()
-		return
-	}
-	s.work.Add(1)
-	s.workMu.Unlock()
-	defer s.work.Done()
-	fn()
-}
-
 // stop waits for the hooks' work, whose context the generic server has cancelled, and for the
 // informers, and closes the connections to the kubelets.
 func (s *Server) stop() {
-	s.workMu.Lock()
-	s.stopped = true
-	s.workMu.Unlock()
-	s.work.Wait()
+	s.work.Stop()
 	s.nodeInformers.Shutdown()
 	s.podInformers.Shutdown()
 	s.kubelet.CloseIdleConnections()

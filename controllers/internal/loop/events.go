@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/apichain/apichain/internal/workgroup"
 )
 
 // Events is the one event broadcaster of the controllers of a chain, as a controller-runtime
@@ -38,10 +40,8 @@ type Events struct {
 	// correlator counts repeats and holds back spam, as StartRecordingToSink's does; only the
 	// broadcaster's one watcher goroutine uses it.
 	correlator *record.EventCorrelator
-
-	mu      sync.Mutex
-	stopped bool
-	writing sync.WaitGroup
+	// writing counts the writes under way, which Stop waits for.
+	writing workgroup.Group
 }
 
 type eventsKey struct{}
@@ -55,14 +55,11 @@ func NewEvents(ctx context.Context) *Events {
 	return e
 }
 
-// Stop shuts the broadcaster down and returns once no event is being written: what is still
-// queued is dropped, as client-go's broadcaster drops it on Shutdown.
+// Stop refuses further writes, waits for those under way, and shuts the broadcaster down: what
+// is still queued is dropped, as client-go's broadcaster drops it on Shutdown.
 func (e *Events) Stop() {
-	e.mu.Lock()
-	e.stopped = true
-	e.mu.Unlock()
+	e.writing.Stop()
 	e.broadcaster.Shutdown()
-	e.writing.Wait()
 }
 
 // WithEvents is ctx for controllers that record through e (Recorder).
@@ -75,19 +72,15 @@ func (e *Events) recorder(client kubernetes.Interface, component string) record.
 	return e.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component})
 }
 
-// write writes one event the broadcaster hands over: correlated with those before it, then
-// created (or, a repeat, patched) through its component's client, retried with backoff while
-// the chain cannot be reached and ctx lasts. The chain's own refusal is final.
+// write writes one event the broadcaster hands over, unless Stop has been called.
 func (e *Events) write(event *corev1.Event) {
-	e.mu.Lock()
-	if e.stopped {
-		e.mu.Unlock()
-		return
-	}
-	e.writing.Add(1)
-	e.mu.Unlock()
-	defer e.writing.Done()
+	e.writing.Run(func() { e.writeEvent(event) })
+}
 
+// writeEvent writes one event: correlated with those before it, then created (or, a repeat,
+// patched) through its component's client, retried with backoff while the chain cannot be
+// reached and ctx lasts. The chain's own refusal is final.
+func (e *Events) writeEvent(event *corev1.Event) {
 	copied := *event // the broadcaster's watchers share it
 	result, err := e.correlator.EventCorrelate(&copied)
 	if err != nil {
