@@ -27,10 +27,9 @@ func TestEventsKeepEachRecordersIdentity(t *testing.T) {
 	admin := kubernetes.NewForConfigOrDie(c.Admin)
 	nobody := kubernetes.NewForConfigOrDie(testchain.UserConfig(t, c, "nobody"))
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	e := loop.NewEvents(ctx)
 	defer e.Stop()
-	defer cancel()
+	defer cancel() // first: Stop comes once ctx is done
 	ctx = loop.WithEvents(ctx, e)
 
 	allowed := loop.Recorder(ctx, admin, "allowed-controller")
