@@ -230,11 +230,15 @@ func TestThroughAggregator(t *testing.T) {
 				t.Errorf("APIService %s after the metrics server stopped: %v, want NotFound", name, err)
 			}
 		}
-		// Nor a route to it: a download of its OpenAPI that the Aggregator queued would be
-		// refused by the closed listener and logged as an error by the chain.
-		err = cs.Discovery().RESTClient().Get().AbsPath("/apis/metrics.k8s.io").Do(ctx).Error()
-		if !apierrors.IsNotFound(err) {
-			t.Errorf("GET /apis/metrics.k8s.io after the metrics server stopped: %v, want NotFound", err)
+		// Nor a route to either version: a download of its OpenAPI that the Aggregator queued
+		// would be refused by the closed listener and logged as an error by the chain. (The
+		// group path alone says less: the Aggregator answers it from its lister, which drops
+		// the APIServices before its routes go.)
+		for _, path := range []string{"/apis/metrics.k8s.io/v1", "/apis/metrics.k8s.io/v1beta1", "/apis/metrics.k8s.io"} {
+			err := cs.Discovery().RESTClient().Get().AbsPath(path).Do(ctx).Error()
+			if !apierrors.IsNotFound(err) {
+				t.Errorf("GET %s after the metrics server stopped: %v, want NotFound", path, err)
+			}
 		}
 		// Another free port, the same certificate directory: the registration follows.
 		server, stop := startServer(t, c, kubelet.caFile(t), certDir)
