@@ -294,15 +294,16 @@ func etcdOptions(servers []string, o CompletedOptions) *genericoptions.EtcdOptio
 // Services through serviceResolver and the aggregator's dialer (so that *.localhost endpoints
 // are dialed on loopback), as kube-apiserver wires them in pkg/controlplane/apiserver/admission.
 // Traced, each phase of admission has its span, and each plugin that runs an event in it
-// (servers/chain/admission.TracedPhases, Traced).
+// (servers/chain/admission.Tracing).
 func applyAdmission(c *genericapiserver.Config, sharedInformers informers.SharedInformerFactory, client kubernetes.Interface, serviceResolver webhook.ServiceResolver, traced bool) error {
 	opts := genericoptions.NewAdmissionOptions()
 	chainadmission.Register(opts.Plugins, sharedInformers)
 	opts.RecommendedPluginOrder = chainadmission.OrderedPlugins
+	var admissionTracing chainadmission.Tracing
 	if traced {
 		// Innermost, on each plugin as it is: an event for each that runs (before the metrics'
 		// decorator, which makes every plugin look both mutating and validating).
-		opts.Decorators = append(admission.Decorators{chainadmission.Traced()}, opts.Decorators...)
+		opts.Decorators = append(admission.Decorators{admissionTracing.Plugins()}, opts.Decorators...)
 	}
 	dyn, err := dynamic.NewForConfig(c.LoopbackClientConfig)
 	if err != nil {
@@ -313,7 +314,7 @@ func applyAdmission(c *genericapiserver.Config, sharedInformers informers.Shared
 		return fmt.Errorf("admission: %w", err)
 	}
 	if traced {
-		c.AdmissionControl = chainadmission.TracedPhases(c.AdmissionControl)
+		c.AdmissionControl = admissionTracing.Phases(c.AdmissionControl)
 	}
 	return nil
 }

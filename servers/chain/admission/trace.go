@@ -23,20 +23,31 @@ import (
 // fifteen plugins, most of which only look at the object's kind; an event costs a fraction of
 // a span.
 
-// TracedPhases gives each phase of admission its span. It wraps the whole of admission (the
-// generic configuration's AdmissionControl), where Traced decorates each plugin.
-func TracedPhases(inner admission.Interface) admission.Interface {
-	return tracedPhases{Interface: inner}
+// Tracing puts one server's admission in its recorded requests' traces: Plugins decorates each
+// plugin, Phases wraps the whole of admission. It counts the plugins it decorated, so that a
+// phase's span has room for their events from its start.
+type Tracing struct {
+	// Written while admission is built, before the server serves.
+	mutators, validators int
 }
 
-type tracedPhases struct{ admission.Interface }
+// Phases gives each phase of admission its span. It wraps the whole of admission (the generic
+// configuration's AdmissionControl), where Plugins decorates each plugin.
+func (t *Tracing) Phases(inner admission.Interface) admission.Interface {
+	return tracedPhases{Interface: inner, tracing: t}
+}
+
+type tracedPhases struct {
+	admission.Interface
+	tracing *Tracing
+}
 
 func (p tracedPhases) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
 	mutator, ok := p.Interface.(admission.MutationInterface)
 	if !ok {
 		return nil
 	}
-	ctx, end := startPhase(ctx, "mutating", a)
+	ctx, end := startPhase(ctx, "mutating", p.tracing.mutators, a)
 	err := mutator.Admit(ctx, a, o)
 	end(err)
 	return err
@@ -47,19 +58,20 @@ func (p tracedPhases) Validate(ctx context.Context, a admission.Attributes, o ad
 	if !ok {
 		return nil
 	}
-	ctx, end := startPhase(ctx, "validating", a)
+	ctx, end := startPhase(ctx, "validating", p.tracing.validators, a)
 	err := validator.Validate(ctx, a, o)
 	end(err)
 	return err
 }
 
-func startPhase(ctx context.Context, phase string, a admission.Attributes) (context.Context, func(error)) {
+func startPhase(ctx context.Context, phase string, plugins int, a admission.Attributes) (context.Context, func(error)) {
 	if !tracing.Recording(ctx) {
 		return ctx, func(error) {}
 	}
 	ctx, span := tracing.Start(ctx, tracing.AdmissionSpanName(phase),
 		attribute.String(tracing.AttrAdmissionPhase, phase),
 		attribute.String(tracing.AttrAdmissionOperation, string(a.GetOperation())))
+	tracing.ExpectEvents(span, plugins)
 	return ctx, func(err error) {
 		if err != nil {
 			span.SetStatus(codes.Error, err.Error())
@@ -68,14 +80,33 @@ func startPhase(ctx context.Context, phase string, a admission.Attributes) (cont
 	}
 }
 
-// Traced decorates each admission plugin so that every one that runs on a recorded request is
-// an event of its phase's span (TracedPhases).
+// Plugins decorates each admission plugin so that every one that runs on a recorded request is
+// an event of its phase's span (Phases).
 //
-// It must decorate the plugins as they are (first of the decorators): a plugin that is only a
-// validator runs in no mutating phase, and the reverse.
-func Traced() admission.Decorator {
+// The decorated plugin is a mutator, a validator or both exactly as the plugin is: admission's
+// chain and the decorators after this one (the admission metrics) ask a plugin which phases it
+// takes part in, and a validator that looked like a mutator too would be run, and measured, in
+// the mutating phase. So Plugins must come first of the decorators.
+func (t *Tracing) Plugins() admission.Decorator {
 	return admission.DecoratorFunc(func(plugin admission.Interface, name string) admission.Interface {
-		return tracedPlugin{Interface: plugin, name: name}
+		p := tracedPlugin{Interface: plugin, name: name}
+		_, mutates := plugin.(admission.MutationInterface)
+		_, validates := plugin.(admission.ValidationInterface)
+		if mutates {
+			t.mutators++
+		}
+		if validates {
+			t.validators++
+		}
+		switch {
+		case mutates && validates:
+			return tracedMutatorValidator{p}
+		case mutates:
+			return tracedMutator{p}
+		case validates:
+			return tracedValidator{p}
+		}
+		return plugin
 	})
 }
 
@@ -84,24 +115,38 @@ type tracedPlugin struct {
 	name string
 }
 
-func (p tracedPlugin) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
-	mutator, ok := p.Interface.(admission.MutationInterface)
-	if !ok {
-		return nil
-	}
+type tracedMutator struct{ tracedPlugin }
+
+type tracedValidator struct{ tracedPlugin }
+
+type tracedMutatorValidator struct{ tracedPlugin }
+
+func (p tracedMutator) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
+	return p.admit(ctx, a, o)
+}
+
+func (p tracedValidator) Validate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
+	return p.validate(ctx, a, o)
+}
+
+func (p tracedMutatorValidator) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
+	return p.admit(ctx, a, o)
+}
+
+func (p tracedMutatorValidator) Validate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
+	return p.validate(ctx, a, o)
+}
+
+func (p tracedPlugin) admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
 	start := time.Now()
-	err := mutator.Admit(ctx, a, o)
+	err := p.Interface.(admission.MutationInterface).Admit(ctx, a, o)
 	p.note(ctx, start, err)
 	return err
 }
 
-func (p tracedPlugin) Validate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
-	validator, ok := p.Interface.(admission.ValidationInterface)
-	if !ok {
-		return nil
-	}
+func (p tracedPlugin) validate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
 	start := time.Now()
-	err := validator.Validate(ctx, a, o)
+	err := p.Interface.(admission.ValidationInterface).Validate(ctx, a, o)
 	p.note(ctx, start, err)
 	return err
 }
