@@ -12,9 +12,9 @@
 //
 // The store (etcd3.New) and the watch cache (cacher) are k8s.io/apiserver's; this package only
 // hands them the shared client. Left out next to the factory: the gRPC client metrics and the
-// egress dialer, which the chain does not configure. Traced (WithTracing), the client carries
-// the request's trace to etcd as the factory's does (otelgrpc), and each store adds a span to
-// the request's trace that says what k8s.io/apiserver's own do not (trace.go).
+// egress dialer, which the chain does not configure. Traced (WithTracing), each call the client
+// makes for a recorded request is a span of its trace (tracing.ClientDialOption), and each store
+// adds a span to the request's trace that says what k8s.io/apiserver's own do not (trace.go).
 package etcdstorage
 
 import (
@@ -27,9 +27,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/kubernetes"
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	oteltrace "go.opentelemetry.io/otel/trace"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -45,7 +43,8 @@ import (
 	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/cache"
-	componenttracing "k8s.io/component-base/tracing"
+
+	"github.com/apichain/apichain/internal/tracing"
 )
 
 // Clients holds one client per etcd cluster for the stores built through it, and closes a
@@ -277,8 +276,7 @@ func dial(t storagebackend.TransportConfig, tp oteltrace.TracerProvider) (*kuber
 		DialKeepAliveTimeout: 10 * time.Second,
 	}
 	if tp != nil {
-		cfg.DialOptions = append(cfg.DialOptions, grpc.WithStatsHandler(otelgrpc.NewClientHandler(
-			otelgrpc.WithTracerProvider(tp), otelgrpc.WithPropagators(componenttracing.Propagators()))))
+		cfg.DialOptions = append(cfg.DialOptions, tracing.ClientDialOption(tp))
 	}
 	if t.CertFile != "" || t.KeyFile != "" || t.TrustedCAFile != "" {
 		tlsConfig, err := (&transport.TLSInfo{CertFile: t.CertFile, KeyFile: t.KeyFile, TrustedCAFile: t.TrustedCAFile}).ClientConfig()

@@ -90,8 +90,10 @@ func (s tracedStore) start(ctx context.Context, op, key string) (context.Context
 	if !tracing.Recording(ctx) {
 		return ctx, nil
 	}
-	ctx, span := tracing.Start(ctx, tracing.StorageSpanName(op),
+	// Room for the revision and the watch cache's part to come.
+	attrs := append(make([]attribute.KeyValue, 0, 4),
 		attribute.String(tracing.AttrStorageOperation, op), attribute.String(tracing.AttrStorageKey, path.Join("/", s.prefix, key)))
+	ctx, span := tracing.Start(ctx, tracing.StorageSpanName(op), attrs...)
 	o := &operation{span: span}
 	if s.cached && (op == "get" || op == "list") {
 		// Only a read may be served by the watch cache; a write always goes to etcd.

@@ -68,14 +68,14 @@ func fromRing(s *ringSpan) *Span {
 		Service:    s.provider.service,
 		Kind:       s.kind.String(),
 		Start:      s.start,
-		DurationMs: durationMs(s.end.Sub(s.start)),
+		DurationMs: durationMs(s.took),
 		Attributes: attributeMap(s.attrs),
 		Status:     statusOf(s.status),
 		Message:    s.message,
 		Events:     events(s.events),
 	}
-	if s.parent.IsValid() {
-		span.ParentID = s.parent.SpanID().String()
+	if !s.rec.hasRoot {
+		span.ParentID = s.rec.parent.String()
 	}
 	for _, l := range s.links {
 		span.Links = append(span.Links, Link{TraceID: l.TraceID().String(), SpanID: l.SpanID().String()})

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -106,11 +107,12 @@ const scope = "github.com/apichain/apichain"
 // Start starts a span named name as a child of the span in ctx, with the tracer provider of that
 // span: the provider of the request being served, or a no-op when nothing is recorded. It is
 // how every part of the chain adds a span without being handed a provider (component-base's
-// tracing.Start does the same for k8s.io/apiserver's own spans).
+// tracing.Start does the same for k8s.io/apiserver's own spans). The span keeps attrs: the
+// caller must not change them after.
 func Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	tp := trace.SpanFromContext(ctx).TracerProvider()
 	if own, ok := tp.(*ringProvider); ok { // without the options' allocations
-		return own.tracer.start(ctx, name, trace.SpanKindInternal, false, attrs, false, nil, time.Time{})
+		return own.tracer.start(ctx, name, trace.SpanKindInternal, false, attrs, true, nil, time.Time{})
 	}
 	return tp.Tracer(scope).Start(ctx, name, trace.WithAttributes(attrs...))
 }
@@ -124,6 +126,18 @@ func AddEvent(span trace.Span, name string, at time.Time, attrs ...attribute.Key
 		return
 	}
 	span.AddEvent(name, trace.WithTimestamp(at), trace.WithAttributes(attrs...))
+}
+
+// ExpectEvents makes room in span for the n events it will have, when it knows (an admission
+// phase has one a plugin): a span of the ring's own then has them without growing.
+func ExpectEvents(span trace.Span, n int) {
+	if own, ok := span.(*ringSpan); ok {
+		own.write(func() {
+			if own.events == nil {
+				own.events = make([]sdktrace.Event, 0, min(n, maxEvents))
+			}
+		})
+	}
 }
 
 // Recording says whether the span in ctx is recorded: a part of the chain computes what only

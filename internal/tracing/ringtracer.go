@@ -91,7 +91,8 @@ func (t *ringTracer) start(ctx context.Context, name string, kind trace.SpanKind
 		q := &quietSpan{sc: trace.NewSpanContext(sc), provider: t.provider}
 		return trace.ContextWithSpan(ctx, q), q
 	}
-	s := &ringSpan{provider: t.provider, sc: trace.NewSpanContext(sc), parent: psc, kind: kind, name: name, start: at}
+	s := &ringSpan{provider: t.provider, sc: trace.NewSpanContext(sc), kind: kind, name: name, start: at}
+	s.rec = record{own: s, id: sc.SpanID, parent: psc.SpanID(), parentRemote: psc.IsRemote(), hasRoot: !psc.IsValid()}
 	if s.start.IsZero() {
 		s.start = time.Now()
 	}
@@ -129,45 +130,51 @@ type ringSpan struct {
 	embedded.Span
 	provider *ringProvider
 	sc       trace.SpanContext
-	parent   trace.SpanContext
 	kind     trace.SpanKind
 	// followed: the ring follows the span's trace and is told of its end.
 	followed bool
 
 	// Several goroutines of a request may write to its span (k8s.io/apiserver's timeout
 	// filter answers on one while the handler runs on another); nothing is written after End.
-	mu         sync.Mutex
-	ended      bool
-	name       string
-	start, end time.Time
-	attrs      []attribute.KeyValue
-	events     []sdktrace.Event
-	links      []trace.SpanContext
-	status     codes.Code
-	message    string
-	rec        record // handed to the ring at End: one allocation less a span
+	mu      sync.Mutex
+	ended   bool
+	status  codes.Code
+	name    string
+	start   time.Time
+	took    time.Duration
+	attrs   []attribute.KeyValue
+	events  []sdktrace.Event
+	links   []trace.SpanContext
+	message string
+	// rec is handed to the ring at End (one allocation less a span); it holds the parent's ID
+	// from the start, so that the span need not keep the parent's whole context.
+	rec record
 }
 
 func (s *ringSpan) End(opts ...trace.SpanEndOption) {
-	now := time.Now()
+	end := time.Now()
+	if len(opts) > 0 {
+		if cfg := trace.NewSpanEndConfig(opts...); !cfg.Timestamp().IsZero() {
+			end = cfg.Timestamp()
+		}
+	}
+	s.endAt(end)
+}
+
+// endAt is End at a time already past, without End's options.
+func (s *ringSpan) endAt(end time.Time) {
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
 		return
 	}
 	s.ended = true
-	s.end = now
-	if len(opts) > 0 {
-		if cfg := trace.NewSpanEndConfig(opts...); !cfg.Timestamp().IsZero() {
-			s.end = cfg.Timestamp()
-		}
-	}
+	s.took = end.Sub(s.start)
 	s.mu.Unlock()
 	if !s.followed {
 		return
 	}
-	s.rec = record{own: s, id: s.sc.SpanID(), parent: s.parent.SpanID(), parentRemote: s.parent.IsRemote(),
-		bytes: sizeOfParts(s.name, s.message, s.attrs, s.events, len(s.links)), hasRoot: !s.parent.IsValid()}
+	s.rec.bytes = sizeOfParts(s.name, s.message, s.attrs, s.events, len(s.links))
 	s.provider.ring.ended(s.sc.TraceID(), s.sc.SpanID(), &s.rec)
 }
 
@@ -189,7 +196,7 @@ func (s *ringSpan) addEvent(name string, at time.Time, attrs []attribute.KeyValu
 	if len(s.events) == maxEvents { // the ring keeps no more
 		return
 	}
-	if s.events == nil { // an admission phase has one a plugin: a few at once, not one by one
+	if s.events == nil { // a few at once, not one by one (see ExpectEvents)
 		s.events = make([]sdktrace.Event, 0, 4)
 	}
 	s.events = append(s.events, sdktrace.Event{Name: name, Time: at, Attributes: attrs})
@@ -258,8 +265,13 @@ func (s *ringSpan) setAttributes(kvs []attribute.KeyValue) {
 			}
 		}
 		if !replaced && len(s.attrs) < maxAttributes {
-			if s.attrs == nil {
+			switch {
+			case s.attrs == nil:
 				s.attrs = make([]attribute.KeyValue, 0, len(kvs)+2)
+			case len(s.attrs) == cap(s.attrs) && len(s.attrs) >= 8:
+				// A span with many attributes gains a few after its start (otelhttp's: the
+				// target, the status code): room for those, not append's doubling.
+				s.attrs = append(make([]attribute.KeyValue, 0, len(s.attrs)+len(kvs)+4), s.attrs...)
 			}
 			s.attrs = append(s.attrs, kv)
 		}

@@ -73,7 +73,9 @@ func enterServer(r *http.Request, server string, because func(*http.Request) str
 		}
 		from.handOn(why)
 	}
-	ctx, span := tracing.Start(ctx, server, attribute.String(tracing.AttrServer, server))
+	// Room for why the server handed the request on, or that it answered, and who did.
+	attrs := append(make([]attribute.KeyValue, 0, 3), attribute.String(tracing.AttrServer, server))
+	ctx, span := tracing.Start(ctx, server, attrs...)
 	h := &hop{server: server, span: span, because: because}
 	return r.WithContext(context.WithValue(ctx, hopKey{}, h)), func() {
 		if !h.handedOn {
