@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"encoding/hex"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,6 +74,12 @@ func fromRing(s *ringSpan) *Span {
 		Status:     statusOf(s.status),
 		Message:    s.message,
 		Events:     events(s.events),
+	}
+	for _, st := range s.steps {
+		span.Events = append(span.Events, Event{Name: st.plugin, Time: st.at, Attributes: attributeMap(st.attributes())})
+	}
+	if len(s.events) > 0 && len(s.steps) > 0 {
+		slices.SortStableFunc(span.Events, func(a, b Event) int { return a.Time.Compare(b.Time) })
 	}
 	if !s.rec.hasRoot {
 		span.ParentID = s.rec.parent.String()
@@ -191,6 +198,15 @@ func sizeOfParts(name, message string, attrs []attribute.KeyValue, events []sdkt
 		}
 	}
 	return n + links*(linkOverhead+len(trace.TraceID{})*2+len(trace.SpanID{})*2)
+}
+
+// sizeOfSteps estimates the steps as sizeOfParts estimates the events they become.
+func sizeOfSteps(steps []step) int {
+	n := 0
+	for _, st := range steps {
+		n += eventOverhead + 2*len(st.plugin) + len(st.err) + 3*attrOverhead + len(AttrAdmissionPlugin) + len(AttrDurationMs) + len(AttrError)
+	}
+	return n
 }
 
 // valueBytes is what an attribute's value holds beyond its fixed size: a string's bytes; a

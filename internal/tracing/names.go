@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -117,24 +116,31 @@ func Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (conte
 	return tp.Tracer(scope).Start(ctx, name, trace.WithAttributes(attrs...))
 }
 
-// AddEvent adds an event that happened at a moment already past to span: span.AddEvent with
-// trace.WithTimestamp and trace.WithAttributes, without their allocations when the span is
-// the ring's own. The span keeps attrs: the caller must not change them after.
-func AddEvent(span trace.Span, name string, at time.Time, attrs ...attribute.KeyValue) {
+// AddPluginEvent adds to span, an admission phase's, the event of a plugin that ran from start
+// until now and answered err: named after the plugin, with AttrAdmissionPlugin, AttrDurationMs
+// and, if it answered one, AttrError. A span of the ring's own keeps only the plugin, the
+// times and the error (a step), and makes the attributes when it is read: a write passes some
+// fifteen plugins.
+func AddPluginEvent(span trace.Span, plugin string, start time.Time, err error) {
+	took := time.Since(start)
+	var message string
+	if err != nil {
+		message = err.Error()
+	}
 	if own, ok := span.(*ringSpan); ok {
-		own.write(func() { own.addEvent(name, at, attrs) })
+		own.write(func() { own.addStep(step{plugin: plugin, at: start, took: took, err: message}) })
 		return
 	}
-	span.AddEvent(name, trace.WithTimestamp(at), trace.WithAttributes(attrs...))
+	span.AddEvent(plugin, trace.WithTimestamp(start), trace.WithAttributes(step{plugin: plugin, took: took, err: message}.attributes()...))
 }
 
-// ExpectEvents makes room in span for the n events it will have, when it knows (an admission
-// phase has one a plugin): a span of the ring's own then has them without growing.
-func ExpectEvents(span trace.Span, n int) {
+// ExpectPluginEvents makes room in span, an admission phase's, for the events of its n
+// plugins (AddPluginEvent), so that a span of the ring's own has them without growing.
+func ExpectPluginEvents(span trace.Span, n int) {
 	if own, ok := span.(*ringSpan); ok {
 		own.write(func() {
-			if own.events == nil {
-				own.events = make([]sdktrace.Event, 0, min(n, maxEvents))
+			if own.steps == nil {
+				own.steps = make([]step, 0, min(n, maxEvents))
 			}
 		})
 	}

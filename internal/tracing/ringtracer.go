@@ -144,6 +144,7 @@ type ringSpan struct {
 	took    time.Duration
 	attrs   []attribute.KeyValue
 	events  []sdktrace.Event
+	steps   []step // admission plugins' events (AddPluginEvent)
 	links   []trace.SpanContext
 	message string
 	// rec is handed to the ring at End (one allocation less a span); it holds the parent's ID
@@ -174,7 +175,7 @@ func (s *ringSpan) endAt(end time.Time) {
 	if !s.followed {
 		return
 	}
-	s.rec.bytes = sizeOfParts(s.name, s.message, s.attrs, s.events, len(s.links))
+	s.rec.bytes = sizeOfParts(s.name, s.message, s.attrs, s.events, len(s.links)) + sizeOfSteps(s.steps)
 	s.provider.ring.ended(s.sc.TraceID(), s.sc.SpanID(), &s.rec)
 }
 
@@ -200,6 +201,32 @@ func (s *ringSpan) addEvent(name string, at time.Time, attrs []attribute.KeyValu
 		s.events = make([]sdktrace.Event, 0, 4)
 	}
 	s.events = append(s.events, sdktrace.Event{Name: name, Time: at, Attributes: attrs})
+}
+
+func (s *ringSpan) addStep(st step) {
+	if len(s.events)+len(s.steps) < maxEvents { // the ring keeps no more
+		s.steps = append(s.steps, st)
+	}
+}
+
+// step is a plugin's event as a span of the ring's own keeps it (AddPluginEvent).
+type step struct {
+	plugin string
+	at     time.Time
+	took   time.Duration
+	err    string
+}
+
+// attributes are the event's, as AddPluginEvent gives them.
+func (st step) attributes() []attribute.KeyValue {
+	attrs := []attribute.KeyValue{
+		attribute.String(AttrAdmissionPlugin, st.plugin),
+		attribute.Float64(AttrDurationMs, float64(st.took.Microseconds())/1000),
+	}
+	if st.err != "" {
+		attrs = append(attrs, attribute.String(AttrError, st.err))
+	}
+	return attrs
 }
 
 // RecordError is an event named "exception" with the error's type and message, as

@@ -76,7 +76,7 @@ func TestRingSpanRecords(t *testing.T) {
 	_, step := Start(ctx, "step", attribute.String(AttrUser, "admin"))
 	step.SetAttributes(attribute.String(AttrUser, "alice"), attribute.Bool(AttrAnswered, true))
 	step.AddEvent("webhook", trace.WithAttributes(attribute.String(AttrAdmissionPlugin, "NamespaceLifecycle")))
-	AddEvent(step, "plugin", time.Now(), attribute.String(AttrAdmissionPlugin, "LimitRanger"))
+	AddPluginEvent(step, "LimitRanger", time.Now(), errors.New("forbidden"))
 	step.RecordError(errors.New("denied"))
 	step.SetStatus(codes.Error, "denied")
 	step.SetStatus(codes.Unset, "") // does not undo an error
@@ -106,7 +106,8 @@ func TestRingSpanRecords(t *testing.T) {
 		t.Errorf("step: %+v", s)
 	}
 	if len(s.Events) != 3 || s.Events[0].Attributes[AttrAdmissionPlugin] != "NamespaceLifecycle" ||
-		s.Events[1].Attributes[AttrAdmissionPlugin] != "LimitRanger" ||
+		s.Events[1].Name != "LimitRanger" || s.Events[1].Attributes[AttrAdmissionPlugin] != "LimitRanger" ||
+		s.Events[1].Attributes[AttrError] != "forbidden" || s.Events[1].Attributes[AttrDurationMs] == "" ||
 		s.Events[2].Name != "exception" || s.Events[2].Attributes["exception.message"] != "denied" {
 		t.Errorf("step's events: %+v", s.Events)
 	}

@@ -71,7 +71,7 @@ func startPhase(ctx context.Context, phase string, plugins int, a admission.Attr
 	ctx, span := tracing.Start(ctx, tracing.AdmissionSpanName(phase),
 		attribute.String(tracing.AttrAdmissionPhase, phase),
 		attribute.String(tracing.AttrAdmissionOperation, string(a.GetOperation())))
-	tracing.ExpectEvents(span, plugins)
+	tracing.ExpectPluginEvents(span, plugins)
 	return ctx, func(err error) {
 		if err != nil {
 			span.SetStatus(codes.Error, err.Error())
@@ -153,16 +153,7 @@ func (p tracedPlugin) validate(ctx context.Context, a admission.Attributes, o ad
 
 // note adds the plugin's event to the phase's span, if it is recorded.
 func (p tracedPlugin) note(ctx context.Context, start time.Time, err error) {
-	span := trace.SpanFromContext(ctx)
-	if !span.IsRecording() {
-		return
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		tracing.AddPluginEvent(span, p.name, start, err)
 	}
-	attrs := []attribute.KeyValue{
-		attribute.String(tracing.AttrAdmissionPlugin, p.name),
-		attribute.Float64(tracing.AttrDurationMs, float64(time.Since(start).Microseconds())/1000),
-	}
-	if err != nil {
-		attrs = append(attrs, attribute.String(tracing.AttrError, err.Error()))
-	}
-	tracing.AddEvent(span, p.name, start, attrs...)
 }
