@@ -197,7 +197,7 @@ func (s *ringSpan) addEvent(name string, at time.Time, attrs []attribute.KeyValu
 	if len(s.events) == maxEvents { // the ring keeps no more
 		return
 	}
-	if s.events == nil { // a few at once, not one by one (see ExpectEvents)
+	if s.events == nil { // a few at once, not one by one
 		s.events = make([]sdktrace.Event, 0, 4)
 	}
 	s.events = append(s.events, sdktrace.Event{Name: name, Time: at, Attributes: attrs})
