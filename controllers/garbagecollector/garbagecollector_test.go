@@ -19,7 +19,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/apichain/apichain/controllers"
@@ -161,6 +163,53 @@ func TestGarbageCollector(t *testing.T) {
 		}
 	})
 
+	// A reference added to an existing object, naming an owner already gone, has it collected
+	// as one it was created with would: the StatefulSet controller hands a scaled-away pod's
+	// claims to the pod this way, and the pod may be gone by the time the reference lands. The same for an owner deleting in the foreground: the new dependent
+	// goes first. Only the update's event can tell the collector: its periodic pass rereads
+	// discovery and looks at every object again only when a resource appears.
+	t.Run("ReferenceAddedLater", func(t *testing.T) {
+		gone := createConfigMap(t, cs, "later-gone")
+		if err := cms.Delete(ctx, gone.Name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, "the owner", func(ctx context.Context) error { _, err := cms.Get(ctx, gone.Name, metav1.GetOptions{}); return err })
+		createConfigMap(t, cs, "later-dependent")
+		addOwner(t, cms, "later-dependent", ownerRef(gone, false))
+		waitGone(t, "the dependent given an owner already deleted", func(ctx context.Context) error {
+			_, err := cms.Get(ctx, "later-dependent", metav1.GetOptions{})
+			return err
+		})
+
+		// An owner held deleting in the foreground by a blocking dependent with a finalizer.
+		deleting := createConfigMap(t, cs, "later-deleting")
+		held := createConfigMap(t, cs, "later-held", ownerRef(deleting, true))
+		held.Finalizers = []string{"example.com/hold"}
+		if _, err := cms.Update(ctx, held, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cms.Delete(ctx, deleting.Name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)}); err != nil {
+			t.Fatal(err)
+		}
+		poll(t, "the held dependent deleting", func(ctx context.Context) (bool, error) {
+			d, err := cms.Get(ctx, held.Name, metav1.GetOptions{})
+			return err == nil && d.DeletionTimestamp != nil, err
+		})
+		createConfigMap(t, cs, "later-newcomer")
+		addOwner(t, cms, "later-newcomer", ownerRef(deleting, false))
+		waitGone(t, "the newcomer to an owner deleting in the foreground", func(ctx context.Context) error {
+			_, err := cms.Get(ctx, "later-newcomer", metav1.GetOptions{})
+			return err
+		})
+		if _, err := cms.Patch(ctx, held.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, "the owner deleting in the foreground", func(ctx context.Context) error {
+			_, err := cms.Get(ctx, deleting.Name, metav1.GetOptions{})
+			return err
+		})
+	})
+
 	// Owner references hold as kube resolves them: a namespaced owner is looked for in the
 	// dependent's namespace only, a cluster-scoped owner anywhere, and a cluster-scoped
 	// dependent cannot have a namespaced owner.
@@ -262,6 +311,23 @@ func ownerRef(owner *corev1.ConfigMap, block bool) metav1.OwnerReference {
 		ref.BlockOwnerDeletion = ptr.To(true)
 	}
 	return ref
+}
+
+// addOwner gives the ConfigMap name one more owner reference, by an update (retried on conflict).
+func addOwner(t *testing.T, cms typedcorev1.ConfigMapInterface, name string, ref metav1.OwnerReference) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cm, err := cms.Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cm.OwnerReferences = append(cm.OwnerReferences, ref)
+		_, err = cms.Update(context.Background(), cm, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func createConfigMap(t *testing.T, cs kubernetes.Interface, name string, owners ...metav1.OwnerReference) *corev1.ConfigMap {

@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/apichain/apichain/controllers/internal/workload"
@@ -165,8 +163,12 @@ func (c *Controller) reconcileClaims(ctx context.Context, s *set) error {
 			if apiequality.Semantic.DeepEqual(refs, claim.OwnerReferences) || (len(refs) == 0 && len(claim.OwnerReferences) == 0) {
 				continue
 			}
-			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": claim.ResourceVersion, "ownerReferences": refs}})
-			_, err = c.client.CoreV1().PersistentVolumeClaims(s.Namespace).Patch(ctx, claim.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: Name})
+			// An update, not a patch: the statefulset-controller role kube-apiserver bootstraps
+			// may update claims but not patch them. The cached resourceVersion makes a stale
+			// cache a conflict, retried.
+			claim = claim.DeepCopy()
+			claim.OwnerReferences = refs
+			_, err = c.client.CoreV1().PersistentVolumeClaims(s.Namespace).Update(ctx, claim, metav1.UpdateOptions{FieldManager: Name})
 			if err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("setting the owners of claim %s/%s: %w", s.Namespace, claim.Name, err)
 			}

@@ -10,6 +10,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -341,10 +342,15 @@ func claimRetention(t *testing.T, cs kubernetes.Interface, ns string) {
 			t.Errorf("claim %s owners %+v, want the set", name, refs)
 		}
 	}
+	// Deleted is gone or Terminating. Any other error fails the wait: counted as deleted, the
+	// poll's own deadline error would pass a claim that was never deleted.
 	deleted := func(name string) func(context.Context) (bool, error) {
 		return func(ctx context.Context) (bool, error) {
 			c, err := cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
-			return err != nil || c.DeletionTimestamp != nil, nil
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return err == nil && c.DeletionTimestamp != nil, err
 		}
 	}
 
