@@ -24,27 +24,13 @@ import (
 func TestStoresShareOneClient(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	server, err := etcd.Start(ctx, etcd.Config{Dir: t.TempDir(), UnsafeNoFsync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
-
-	codecs := serializer.NewCodecFactory(scheme.Scheme)
-	v1 := corev1.SchemeGroupVersion
-	codec := codecs.CodecForVersions(codecs.LegacyCodec(v1), codecs.UniversalDecoder(v1), v1, v1)
-	config := storagebackend.NewDefaultConfig("/registry", codec)
-	config.Transport.ServerList = []string{server.ClientURL}
-	configMaps := config.ForResource(schema.GroupResource{Resource: "configmaps"})
-	newFunc := func() runtime.Object { return &corev1.ConfigMap{} }
-	newListFunc := func() runtime.Object { return &corev1.ConfigMapList{} }
-
+	configMaps := configMapsOnEtcd(ctx, t)
 	clients := NewClients()
-	writer, destroyWriter, err := clients.NewStore(configMaps, newFunc, newListFunc, "/configmaps")
+	writer, destroyWriter, err := clients.NewStore(configMaps, newConfigMap, newConfigMapList, "/configmaps")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader, destroyReader, err := clients.NewStore(configMaps, newFunc, newListFunc, "/configmaps")
+	reader, destroyReader, err := clients.NewStore(configMaps, newConfigMap, newConfigMapList, "/configmaps")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,3 +87,22 @@ func TestStoresShareOneClient(t *testing.T) {
 		t.Error("the shared client is still open after the last store")
 	}
 }
+
+// configMapsOnEtcd starts the real embedded etcd, stopped with ctx or the test, and returns
+// the storage configuration of ConfigMaps in it, as the chain's would be.
+func configMapsOnEtcd(ctx context.Context, t *testing.T) *storagebackend.ConfigForResource {
+	t.Helper()
+	server, err := etcd.Start(ctx, etcd.Config{Dir: t.TempDir(), UnsafeNoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	codecs := serializer.NewCodecFactory(scheme.Scheme)
+	v1 := corev1.SchemeGroupVersion
+	config := storagebackend.NewDefaultConfig("/registry", codecs.CodecForVersions(codecs.LegacyCodec(v1), codecs.UniversalDecoder(v1), v1, v1))
+	config.Transport.ServerList = []string{server.ClientURL}
+	return config.ForResource(schema.GroupResource{Resource: "configmaps"})
+}
+
+func newConfigMap() runtime.Object     { return &corev1.ConfigMap{} }
+func newConfigMapList() runtime.Object { return &corev1.ConfigMapList{} }

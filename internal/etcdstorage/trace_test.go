@@ -10,13 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/storage"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
-	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/apichain/apichain/internal/etcd"
 	"github.com/apichain/apichain/internal/tracing"
 )
 
@@ -27,24 +22,14 @@ import (
 func TestEtcdCallsInTheTrace(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	server, err := etcd.Start(ctx, etcd.Config{Dir: t.TempDir(), UnsafeNoFsync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
+	configMaps := configMapsOnEtcd(ctx, t)
 	provider, err := tracing.New(ctx, tracing.Options{Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer provider.Shutdown(ctx)
-
-	codecs := serializer.NewCodecFactory(scheme.Scheme)
-	v1 := corev1.SchemeGroupVersion
-	config := storagebackend.NewDefaultConfig("/registry", codecs.CodecForVersions(codecs.LegacyCodec(v1), codecs.UniversalDecoder(v1), v1, v1))
-	config.Transport.ServerList = []string{server.ClientURL}
 	clients := NewClients().WithTracing(provider)
-	store, destroy, err := clients.NewStore(config.ForResource(schema.GroupResource{Resource: "configmaps"}),
-		func() runtime.Object { return &corev1.ConfigMap{} }, func() runtime.Object { return &corev1.ConfigMapList{} }, "/configmaps")
+	store, destroy, err := clients.NewStore(configMaps, newConfigMap, newConfigMapList, "/configmaps")
 	if err != nil {
 		t.Fatal(err)
 	}
