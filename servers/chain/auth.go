@@ -3,6 +3,7 @@ package chain
 import (
 	"crypto"
 	"fmt"
+	"time"
 
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/request/union"
 	"k8s.io/apiserver/pkg/authentication/request/websocket"
 	"k8s.io/apiserver/pkg/authentication/request/x509"
+	tokencache "k8s.io/apiserver/pkg/authentication/token/cache"
 	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -137,7 +139,7 @@ func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers inf
 		if err != nil {
 			return fmt.Errorf("--token-auth-file: %w", err)
 		}
-		tokenAuthenticators = append(tokenAuthenticators, named[authenticator.Token](traced, "token-file", authenticator.WrapAudienceAgnosticToken(apiAudiences, tokenAuth), namedToken))
+		tokenAuthenticators = append(tokenAuthenticators, named[authenticator.Token](traced, "token-file", cachedToken(authenticator.WrapAudienceAgnosticToken(apiAudiences, tokenAuth)), namedToken))
 	}
 	lookup, err := serviceaccount.InformerLookup(client, sharedInformers)
 	if err != nil {
@@ -147,7 +149,7 @@ func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers inf
 	if err != nil {
 		return fmt.Errorf("service account tokens: %w", err)
 	}
-	tokenAuthenticators = append(tokenAuthenticators, named[authenticator.Token](traced, "service-account", serviceAccountTokens, namedToken))
+	tokenAuthenticators = append(tokenAuthenticators, named[authenticator.Token](traced, "service-account", cachedToken(serviceAccountTokens), namedToken))
 	tokenAuth := tokenunion.New(tokenAuthenticators...)
 
 	rh := a.requestHeader
@@ -164,6 +166,21 @@ func (a *authentication) applyTo(c *genericapiserver.Config, sharedInformers inf
 	// The filter strips these headers from requests it did not authenticate by them.
 	c.Authentication.RequestHeaderConfig = rh
 	return nil
+}
+
+// tokenSuccessCacheTTL is how long kube-apiserver keeps a token's successful authentication
+// (its BuiltInAuthenticationOptions' TokenSuccessCacheTTL; failures are not kept): a token used
+// again within it is not checked again, the signature and the lookup of the objects it names,
+// and a token revoked meanwhile (its service account, secret or pod deleted) is accepted until
+// it runs out, as by kube-apiserver.
+const tokenSuccessCacheTTL = 10 * time.Second
+
+// cachedToken is a token authenticator behind kube-apiserver's cache. kube-apiserver puts the
+// cache in front of the union of its token authenticators; here each has its own, inside the
+// name the trace gives it (namedToken): the cache checks a token on a context of its own, which
+// does not carry the request's trace, and a cached answer must still say who gave it.
+func cachedToken(t authenticator.Token) authenticator.Token {
+	return tokencache.New(t, true, tokenSuccessCacheTTL, 0)
 }
 
 // applyAuthorization is kube-apiserver's --authorization-mode=RBAC
