@@ -430,12 +430,12 @@ func startKubelets(ctx context.Context, c *Context, as Clients) error {
 		TracerProvider: c.KubeletTracerProvider}
 	if c.Credentials != nil {
 		// Each node's kubelet acts as its node.
-		kc.NodeClient = func(name string) (kubernetes.Interface, error) {
+		kc.NodeClient = func(name string) (kubelet.NodeAPI, error) {
 			cfg, err := c.Credentials.Node(name)
 			if err != nil {
 				return nil, err
 			}
-			return kubernetes.NewForConfig(cfg)
+			return kubelet.NewNodeClient(cfg)
 		}
 	}
 	sim, err := kubelet.New(kc)

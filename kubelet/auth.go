@@ -14,7 +14,6 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
 	"github.com/apichain/apichain/internal/tracing"
@@ -31,7 +30,7 @@ type guard struct {
 	authz authorizer.Authorizer
 }
 
-func newGuard(client kubernetes.Interface, clientCA []byte) (*guard, error) {
+func newGuard(client NodeAPI, clientCA []byte) (*guard, error) {
 	ca, err := dynamiccertificates.NewStaticCAContent("kubelet-client-ca", clientCA)
 	if err != nil {
 		return nil, fmt.Errorf("client CA: %w", err)

@@ -108,9 +108,11 @@ type Config struct {
 	Client kubernetes.Interface
 	// NodeClient, when set, gives each node's kubelet a client of its own, acting as that
 	// node: user system:node:<name> in group system:nodes, as a kubelet's client certificate
-	// says. Each node's registration, status, Lease and pods go through its own client; the
-	// endpoints ask the chain who calls them through the first node's (the host's).
-	NodeClient func(name string) (kubernetes.Interface, error)
+	// says (NewNodeClient makes one from a rest.Config). Each node's registration, status,
+	// Lease and pods go through its own client; the endpoints ask the chain who calls them
+	// through the first node's (the host's). A node's client is made when the node is first
+	// simulated and let go, its idle connection closed, when its simulation ends.
+	NodeClient func(name string) (NodeAPI, error)
 	// Informers is the shared informer factory (internal/sharedinformers) that the simulator
 	// reads Nodes and Pods from; nil gives it one of its own. A shared one is started by its
 	// owner (Run starts it too, which changes nothing) and shut down by its owner.
@@ -147,9 +149,9 @@ type Simulator struct {
 	client kubernetes.Interface
 	// nodeClient makes a node's client (Config.NodeClient; nil: client for every node) and
 	// nodeClients keeps those made.
-	nodeClient  func(name string) (kubernetes.Interface, error)
+	nodeClient  func(name string) (NodeAPI, error)
 	clientsMu   sync.Mutex
-	nodeClients map[string]kubernetes.Interface
+	nodeClients map[string]NodeAPI
 	bind        netip.Addr
 	cert        tls.Certificate
 	guard       *guard
@@ -212,7 +214,7 @@ func New(c Config) (*Simulator, error) {
 	if len(c.ClientCA) == 0 {
 		return nil, errors.New("kubelet simulator: ClientCA is required")
 	}
-	s := &Simulator{client: c.Client, nodeClient: c.NodeClient, nodeClients: map[string]kubernetes.Interface{},
+	s := &Simulator{client: c.Client, nodeClient: c.NodeClient, nodeClients: map[string]NodeAPI{},
 		bind: bind, cert: cert, tracer: c.TracerProvider, byName: map[string]*node{}, gone: sets.New[string](),
 		usage: newUsageModel(), logs: newLogBook(), heartbeat: leaseRenewInterval, statusReport: c.StatusReportFrequency,
 		informers: c.Informers}
@@ -236,7 +238,7 @@ func New(c Config) (*Simulator, error) {
 	}
 	// The endpoints' TokenReviews and SubjectAccessReviews, as a kubelet's webhook
 	// authentication and authorization make them with its own credentials.
-	reviews := c.Client
+	var reviews NodeAPI = c.Client
 	if len(s.registers) > 0 {
 		var err error
 		if reviews, err = s.clientOf(s.registers[0]); err != nil {
@@ -277,22 +279,42 @@ func (s *Simulator) watch() error {
 	return err
 }
 
-// clientOf returns the client of the named node's kubelet (Config.NodeClient), made once.
-func (s *Simulator) clientOf(name string) (kubernetes.Interface, error) {
+// clientOf returns the client of the named node's kubelet (Config.NodeClient), made once. A
+// client is made outside the lock (a new key and certificate), so that the node workers make
+// theirs side by side; if two make one for the same node, the first kept wins.
+func (s *Simulator) clientOf(name string) (NodeAPI, error) {
 	if s.nodeClient == nil {
 		return s.client, nil
+	}
+	s.clientsMu.Lock()
+	c, ok := s.nodeClients[name]
+	s.clientsMu.Unlock()
+	if ok {
+		return c, nil
+	}
+	made, err := s.nodeClient(name)
+	if err != nil {
+		return nil, fmt.Errorf("the client of node %s: %w", name, err)
 	}
 	s.clientsMu.Lock()
 	defer s.clientsMu.Unlock()
 	if c, ok := s.nodeClients[name]; ok {
 		return c, nil
 	}
-	c, err := s.nodeClient(name)
-	if err != nil {
-		return nil, fmt.Errorf("the client of node %s: %w", name, err)
+	s.nodeClients[name] = made
+	return made, nil
+}
+
+// forgetClient lets the client of a node no longer simulated go, closing its connection once
+// idle. The endpoints' reviews keep the first node's client (New) whatever becomes of it.
+func (s *Simulator) forgetClient(name string) {
+	s.clientsMu.Lock()
+	c, ok := s.nodeClients[name]
+	delete(s.nodeClients, name)
+	s.clientsMu.Unlock()
+	if closer, isCloser := c.(interface{ CloseIdleConnections() }); ok && isCloser {
+		closer.CloseIdleConnections()
 	}
-	s.nodeClients[name] = c
-	return c, nil
 }
 
 // Registers are the names of the nodes s registers itself, the host first.

@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
 
@@ -196,7 +195,7 @@ func (s *Simulator) register(ctx context.Context, name string) error {
 // heartbeat. Only the status fields the simulator set are in the patch; conditions merge by
 // type, so others' conditions stay. (Addresses merge by type too, which is wrong for a node
 // with two addresses of one type; ours have one of each.)
-func patchStatus(ctx context.Context, client kubernetes.Interface, cached, obj *corev1.Node) (*corev1.Node, error) {
+func patchStatus(ctx context.Context, client NodeAPI, cached, obj *corev1.Node) (*corev1.Node, error) {
 	before, err := json.Marshal(corev1.Node{Status: cached.Status})
 	if err != nil {
 		return nil, err

@@ -149,6 +149,7 @@ func (s *Simulator) stop(n *node) {
 		s.gone.Insert(n.name)
 	}
 	s.stopServing(n)
+	s.forgetClient(n.name)
 	klog.V(2).InfoS("no longer simulating node", "node", n.name)
 }
 

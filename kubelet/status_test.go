@@ -77,12 +77,12 @@ func TestStatusPostSurvivesAnotherWriter(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cl, stopSim, err := startCluster(ctx, c, kubelet.Config{Nodes: 1,
-		NodeClient: func(node string) (kubernetes.Interface, error) {
+		NodeClient: func(node string) (kubelet.NodeAPI, error) {
 			cfg := testchain.UserConfig(t, c, "system:node:"+node, "system:nodes")
 			if node == name {
 				cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { writer.next = rt; return writer })
 			}
-			return kubernetes.NewForConfig(cfg)
+			return kubelet.NewNodeClient(cfg)
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -176,12 +176,12 @@ func TestNewNodePostsItsStatusOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, stopSim, err := startCluster(ctx, c, kubelet.Config{
-		NodeClient: func(node string) (kubernetes.Interface, error) {
+		NodeClient: func(node string) (kubelet.NodeAPI, error) {
 			cfg := testchain.UserConfig(t, c, "system:node:"+node, "system:nodes")
 			if node == name {
 				cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
 			}
-			return kubernetes.NewForConfig(cfg)
+			return kubelet.NewNodeClient(cfg)
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -151,7 +151,32 @@ func lock(dir string) (unlock func(), err error) {
 // IssueClientCert signs a new client certificate with the client CA, for a user and groups
 // (the chain's x509 authenticator maps CN to the user name and O to the groups).
 func IssueClientCert(f Files, user string, groups []string) (certPEM, keyPEM []byte, err error) {
-	return issue(f.ClientCACert, f.ClientCAKey, leafSpec{cn: user, orgs: groups, usage: x509.ExtKeyUsageClientAuth})
+	i, err := NewClientIssuer(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return i.Issue(user, groups)
+}
+
+// ClientIssuer signs client certificates with the client CA it read once: what issues the
+// simulated kubelets' certificates, one a node, without reading the CA from disk for each.
+type ClientIssuer struct {
+	ca    *x509.Certificate
+	caKey crypto.Signer
+}
+
+// NewClientIssuer reads the client CA of f.
+func NewClientIssuer(f Files) (*ClientIssuer, error) {
+	ca, caKey, err := load(f.ClientCACert, f.ClientCAKey)
+	if err != nil {
+		return nil, err
+	}
+	return &ClientIssuer{ca: ca, caKey: caKey}, nil
+}
+
+// Issue is IssueClientCert with the CA already read; safe for concurrent use.
+func (i *ClientIssuer) Issue(user string, groups []string) (certPEM, keyPEM []byte, err error) {
+	return issueWith(i.ca, i.caKey, leafSpec{cn: user, orgs: groups, usage: x509.ExtKeyUsageClientAuth})
 }
 
 // IssueServingCert signs a serving certificate with the server CA for names: what a kubeadm
@@ -167,6 +192,11 @@ func issue(caCertPath, caKeyPath string, spec leafSpec) (certPEM, keyPEM []byte,
 	if err != nil {
 		return nil, nil, err
 	}
+	return issueWith(ca, caKey, spec)
+}
+
+// issueWith signs a new leaf certificate with ca.
+func issueWith(ca *x509.Certificate, caKey crypto.Signer, spec leafSpec) (certPEM, keyPEM []byte, err error) {
 	key, err := newKey()
 	if err != nil {
 		return nil, nil, err

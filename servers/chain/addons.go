@@ -180,8 +180,13 @@ func waitAuthorized(ctx context.Context, client kubernetes.Interface, o Complete
 // credentials.go). They reach the servers as the loopback client does (same address, same
 // pinned serving certificate), with these certificates instead of its token.
 func controllerCredentials(loopback *rest.Config, files pki.Files) (*controllers.Credentials, error) {
+	// The CA is read once: the kubelets' certificates are issued one a node, as nodes come.
+	issuer, err := pki.NewClientIssuer(files)
+	if err != nil {
+		return nil, fmt.Errorf("the client CA: %w", err)
+	}
 	as := func(user string, groups []string) (*rest.Config, error) {
-		certPEM, keyPEM, err := pki.IssueClientCert(files, user, groups)
+		certPEM, keyPEM, err := issuer.Issue(user, groups)
 		if err != nil {
 			return nil, fmt.Errorf("client certificate of %s: %w", user, err)
 		}
