@@ -161,11 +161,14 @@ func buildGenericConfig(o CompletedOptions, files pki.Files) (genericConfig, err
 
 	// Departure: on shutdown the listener closes the connections clients keep open, once the
 	// requests that the head's WithWaitGroup filter counts are answered (k8s.io/apiserver's own
-	// shutdown waits on them too; every server's config derives from this one and shares it).
-	serving, err := secureServing(o, files, generic.NonLongRunningRequestWaitGroup.Wait)
+	// shutdown waits on them too; every server's config derives from this one and shares it)
+	// and each connection's last answer has gone out, which a filter around the whole chain
+	// tells it.
+	serving, listener, err := secureServing(o, files, generic.NonLongRunningRequestWaitGroup.Wait)
 	if err != nil {
 		return genericConfig{}, err
 	}
+	generic.BuildHandlerChainFunc = listener.WrapHandlerChain(generic.BuildHandlerChainFunc)
 	if err := applySecureServing(serving, &generic.SecureServing, &generic.LoopbackClientConfig); err != nil {
 		return genericConfig{}, fmt.Errorf("secure serving on %s:%d: %w", o.BindAddress, o.SecurePort, err)
 	}
@@ -249,7 +252,7 @@ func (c *Config) Complete() CompletedConfig {
 // secureServing serves the chain's certificate on the bind address (applySecureServing adds the
 // loopback client for the servers' own use). On shutdown, once waitDrained returns, its listener
 // closes the connections clients keep open (departures.NewClosingListener).
-func secureServing(o CompletedOptions, files pki.Files, waitDrained func()) (*genericoptions.SecureServingOptions, error) {
+func secureServing(o CompletedOptions, files pki.Files, waitDrained func()) (*genericoptions.SecureServingOptions, departures.ClosingListener, error) {
 	s := genericoptions.NewSecureServingOptions()
 	s.BindAddress = o.BindIP
 	s.BindPort = o.SecurePort
@@ -260,13 +263,14 @@ func secureServing(o CompletedOptions, files pki.Files, waitDrained func()) (*ge
 	// (a departure).
 	l, port, err := genericoptions.CreateListener("tcp", net.JoinHostPort(o.BindIP.String(), strconv.Itoa(o.SecurePort)), net.ListenConfig{})
 	if err != nil {
-		return nil, fmt.Errorf("failed to create listener: %w", err)
+		return nil, nil, fmt.Errorf("failed to create listener: %w", err)
 	}
-	s.Listener, s.BindPort = departures.NewClosingListener(l, waitDrained), port
+	closing := departures.NewClosingListener(l, waitDrained)
+	s.Listener, s.BindPort = closing, port
 	if errs := s.Validate(); len(errs) > 0 {
-		return nil, errs[0]
+		return nil, nil, errs[0]
 	}
-	return s, nil
+	return s, closing, nil
 }
 
 // etcdOptions are kube-apiserver's storage defaults: /registry, protobuf, watch cache on; with

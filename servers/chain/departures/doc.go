@@ -7,7 +7,8 @@
 //
 //	WrapHandlerChain       around DefaultBuildHandlerChain           (NewConfig)
 //	StorageErrorsAsStatus  around every server's RESTOptionsGetter   (NewConfig)
-//	NewClosingListener     as the secure serving listener            (NewConfig)
+//	NewClosingListener     as the secure serving listener, and its   (NewConfig)
+//	  WrapHandlerChain     filter around the whole chain
 //	NotFoundAsStatus       around upstream's notfoundhandler         (CreateServerChain)
 //
 // Each departure below says what kube-apiserver does, what the chain does, why, and which test
@@ -66,11 +67,13 @@
 //   - kube-apiserver: on shutdown, its HTTP/2 server sends GOAWAY and waits up to a second for
 //     each client to close its connection; Go's HTTP/2 client keeps an idle connection open
 //     after GOAWAY, so the wait runs out.
-//   - The chain: once the requests in flight are answered, the listener closes every connection
-//     that has been quiet for a moment.
+//   - The chain: once the requests in flight are answered, the listener closes each connection
+//     as soon as its last answer has gone out (a filter around the whole chain tells it when
+//     each connection's answers end), or after it has been quiet for a moment.
 //   - Why: the chain's own loopback clients are such clients, so every stop took a second more
 //     than it needs: a second per test for users of chaintest.
-//   - Tests: TestClosingListenerClosesConnectionsLeftOpen (here); in cmd/chain,
+//   - Tests: TestClosingListenerClosesConnectionsLeftOpen, TestClosableOnceTheAnswerIsOut,
+//     TestAnswersCountedByConnection (here); in cmd/chain,
 //     TestGracefulShutdownDrainsRequestsAndWatches (nothing in flight is cut off).
 //
 // # A path no server serves is a NotFound Status (notfound.go, NotFoundAsStatus)
