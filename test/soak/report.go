@@ -295,6 +295,9 @@ func (r *Result) Write() error {
 		if r.NoFsync {
 			fsync = ", etcd without fsync"
 		}
+		if r.MemoryLimit != "" {
+			fsync += ", GOMEMLIMIT=" + r.MemoryLimit
+		}
 		fmt.Fprintf(&b, "\nrun: %v, %.0f operations/s at most on %d workers, %d simulated nodes, etcd compaction every %v, Events kept %v%s\n", r.Duration, r.Rate, r.Workers, r.Nodes, r.Compaction, r.EventTTL, fsync)
 	}
 	fmt.Fprintln(&b, "\nlatency by verb (client side, outside restarts):")

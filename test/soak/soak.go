@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -44,6 +45,11 @@ type Config struct {
 	// NoFsync runs the chain's etcd with --unsafe-no-fsync, as the anchor's etcd runs: for
 	// latency beside it, not for what users run.
 	NoFsync bool
+	// MemoryLimit, if set, is the chain process's GOMEMLIMIT (e.g. "300MiB"): the Go runtime's
+	// soft memory limit, which a user who keeps the chain running sets the same way. Without
+	// one, the runtime keeps the pages of the largest heap it has had (its goal is twice the
+	// live heap), and resident memory settles only tens of minutes after a start.
+	MemoryLimit string
 	// Kills is how many times the chain is killed with SIGKILL and restarted.
 	Kills int
 	// ReportDir receives the report, the samples, the events and the chain's output.
@@ -140,7 +146,11 @@ func (s *soak) startChain(ctx context.Context) (stop func(), err error) {
 	if s.cfg.NoFsync {
 		args = append(args, "--unsafe-no-fsync")
 	}
-	s.proc = &Process{Bin: s.cfg.Binary, Env: s.cfg.Env, DataDir: filepath.Join(tmp, "data"), Port: port, Log: out,
+	env := s.cfg.Env
+	if s.cfg.MemoryLimit != "" {
+		env = append(slices.Clone(env), "GOMEMLIMIT="+s.cfg.MemoryLimit)
+	}
+	s.proc = &Process{Bin: s.cfg.Binary, Env: env, DataDir: filepath.Join(tmp, "data"), Port: port, Log: out,
 		Args: args}
 	stop = func() {
 		s.proc.Kill()

@@ -24,6 +24,7 @@ var (
 	anchorFor  = flag.Duration("soak.anchor", 0, "if set, TestSoakAnchor puts the same workload on kube-apiserver + etcd for this long")
 	noFsync    = flag.Bool("soak.no-fsync", false, "run the chain's etcd with --unsafe-no-fsync, as the anchor's etcd runs (for latency beside it)")
 	heapEvery  = flag.Duration("soak.heap-profiles", 0, "if set, save the chain's heap profile into the report dir at about this interval (heap-<start>-<minutes>m.pb.gz; compare two with go tool pprof -base)")
+	memLimit   = flag.String("soak.memory-limit", "", "the chain process's GOMEMLIMIT, e.g. 300MiB (default none, as chain runs)")
 	binary     = flag.String("soak.bin", "", "a chain binary to soak (go build -o /tmp/chain ./cmd/chain); default this test binary, run as the chain")
 )
 
@@ -96,7 +97,8 @@ func config(t *testing.T, d time.Duration, name string) Config {
 	if ttl == 0 {
 		ttl = min(max(d/12, 30*time.Second), 5*time.Minute).Truncate(time.Second)
 	}
-	cfg := Config{Duration: d, Rate: *rate, Workers: *workers, Nodes: *nodes, Compaction: c, EventTTL: ttl, ReportDir: dir, Logf: t.Logf, Binary: *binary, NoFsync: *noFsync, HeapProfiles: *heapEvery}
+	cfg := Config{Duration: d, Rate: *rate, Workers: *workers, Nodes: *nodes, Compaction: c, EventTTL: ttl, ReportDir: dir, Logf: t.Logf, Binary: *binary, NoFsync: *noFsync, HeapProfiles: *heapEvery,
+		MemoryLimit: *memLimit}
 	if cfg.Binary == "" {
 		self, err := os.Executable()
 		if err != nil {
