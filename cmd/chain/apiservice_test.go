@@ -98,6 +98,17 @@ func TestSampleAPIServerThroughTheChain(t *testing.T) {
 	if got := kc("get", "flunders", "-n", "default", "-o", "name"); !strings.Contains(got, "flunder.wardle.example.com/first") {
 		t.Errorf("kubectl get flunders: %s", got)
 	}
+	// kube-aggregator's OpenAPI v3 controller merges a remote's documents about a second after
+	// its APIService changes (Available, here), as in kube-apiserver: explain waits for them.
+	dc := discovery.NewDiscoveryClientForConfigOrDie(cfg)
+	waitFor(t, ctx, "wardle.example.com/v1alpha1 in /openapi/v3", func(context.Context) (bool, error) {
+		paths, err := dc.OpenAPIV3().Paths()
+		if err != nil {
+			return false, nil
+		}
+		_, ok := paths["apis/wardle.example.com/v1alpha1"]
+		return ok, nil
+	})
 	if got := kc("explain", "flunders"); !strings.Contains(got, "Flunder") || !strings.Contains(got, "wardle.example.com") {
 		t.Errorf("kubectl explain flunders:\n%s", got)
 	}
