@@ -309,10 +309,10 @@ func (s *Simulator) clientOf(name string) (NodeAPI, error) {
 // idle. The endpoints' reviews keep the first node's client (New) whatever becomes of it.
 func (s *Simulator) forgetClient(name string) {
 	s.clientsMu.Lock()
-	c, ok := s.nodeClients[name]
+	c := s.nodeClients[name]
 	delete(s.nodeClients, name)
 	s.clientsMu.Unlock()
-	if closer, isCloser := c.(interface{ CloseIdleConnections() }); ok && isCloser {
+	if closer, ok := c.(interface{ CloseIdleConnections() }); ok { // none kept: c is nil, not a closer
 		closer.CloseIdleConnections()
 	}
 }

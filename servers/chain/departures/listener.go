@@ -186,13 +186,11 @@ type trackedConn struct {
 // settleAfterAnswer. A connection that shows neither (an answer that wrote nothing after its
 // handler, a stream still open) is closed after quietBeforeClose of silence, as before.
 func (c *trackedConn) closable() bool {
-	now := time.Now().UnixNano()
-	if time.Duration(now-c.last.Load()) >= quietBeforeClose {
+	quiet := time.Duration(time.Now().UnixNano() - c.last.Load())
+	if quiet >= quietBeforeClose {
 		return true
 	}
-	lastWrite := c.lastWrite.Load()
-	return c.pending.Load() == 0 && lastWrite >= c.answered.Load() &&
-		time.Duration(now-c.last.Load()) >= settleAfterAnswer
+	return quiet >= settleAfterAnswer && c.pending.Load() == 0 && c.lastWrite.Load() >= c.answered.Load()
 }
 
 func (c *trackedConn) touch()                     { c.last.Store(time.Now().UnixNano()) }
