@@ -1,7 +1,9 @@
 package chaintest_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/url"
 	"os"
@@ -92,6 +94,43 @@ func TestEnvironmentsInParallel(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestOpenAPIAlikeInEveryEnvironment: Environments in one process share Core's OpenAPI v3
+// documents (servers/core/openapiv3.go), built by the first; what each serves is the same,
+// the root document's hash of every group's document included, and so is /openapi/v2, which
+// each builds itself.
+func TestOpenAPIAlikeInEveryEnvironment(t *testing.T) {
+	var docs [2]map[string][]byte
+	for i := range docs {
+		rc := kubernetes.NewForConfigOrDie(start(t, &chaintest.Environment{})).Discovery().RESTClient()
+		docs[i] = map[string][]byte{}
+		for _, path := range []string{"/openapi/v3", "/openapi/v2"} {
+			body, err := rc.Get().AbsPath(path).SetHeader("Accept", "application/json").DoRaw(context.Background())
+			if err != nil {
+				t.Fatalf("environment %d: GET %s: %v", i, path, err)
+			}
+			docs[i][path] = body
+		}
+	}
+	var root struct {
+		Paths map[string]struct {
+			URL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(docs[0]["/openapi/v3"], &root); err != nil {
+		t.Fatal(err)
+	}
+	for _, gv := range []string{"api/v1", "apis/apps/v1", "apis/apiextensions.k8s.io/v1", "apis/apiregistration.k8s.io/v1"} {
+		if !strings.Contains(root.Paths[gv].URL, "?hash=") {
+			t.Errorf("/openapi/v3 lists %s as %q, want a URL with its hash", gv, root.Paths[gv].URL)
+		}
+	}
+	for path, first := range docs[0] {
+		if second := docs[1][path]; !bytes.Equal(first, second) {
+			t.Errorf("GET %s: %d bytes from the first Environment, %d differing from the second", path, len(first), len(second))
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 
 	restful "github.com/emicklei/go-restful/v3"
@@ -11,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
-	"k8s.io/apiserver/pkg/server/routes"
 	"k8s.io/kube-openapi/pkg/builder"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/common/restfuladapter"
@@ -22,8 +20,9 @@ import (
 // k8s.io/apiserver's PrepareRun (NewConfig sets SkipOpenAPIInstallation for Core). The
 // documents are what PrepareRun would serve; what differs is when they are built.
 //
-// v3 is built here, at once: the Aggregator's OpenAPI v3 aggregation asks every server for its
-// v3 root document as soon as the chain serves. It must be built before the Aggregator is:
+// v3 is built here, at once, unless a chain before this one in the process built the same
+// documents (they are shared: openapiv3.go). The Aggregator's OpenAPI v3 aggregation asks every
+// server for its v3 root document as soon as the chain serves. It must be built before the Aggregator is:
 // kube-openapi's v3 builder writes into the definitions of the OpenAPIV3Config that every
 // server of the chain shares (the extension maps of each schema, which the built documents
 // share too), so no other v3 build, such as the Aggregator's models for its APIService storage,
@@ -48,12 +47,10 @@ func (s *Server) InstallOpenAPI() {
 		if s.openAPIV3 == nil {
 			return
 		}
-		g.OpenAPIV3VersionedService = routes.OpenAPI{V3Config: s.openAPIV3}.InstallV3(g.Handler.GoRestfulContainer, g.Handler.NonGoRestfulMux)
-		// The root document, /openapi/v3, carries a hash of every group's document, so the
-		// first GET of it marshals them all; the Aggregator makes that GET as soon as the
-		// chain serves, when every post-start hook wants the CPU. Make it now instead: the
-		// result is cached until a group changes, which Core's never do.
-		g.OpenAPIV3VersionedService.HandleDiscovery(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/openapi/v3", nil))
+		// Built here, or by a chain before this one in the same process (openapiv3.go).
+		g.OpenAPIV3VersionedService = openAPIV3Service(g.Handler.GoRestfulContainer, s.openAPIV3)
+		// Its error is always nil: it only adds the two handlers to the mux.
+		_ = g.OpenAPIV3VersionedService.RegisterOpenAPIV3VersionedService("/openapi/v3", g.Handler.NonGoRestfulMux)
 	})
 }
 

@@ -155,3 +155,62 @@ func TestOpenAPIV2BuildFailureIsAStatus(t *testing.T) {
 		t.Errorf("%d builds for two requests, want 1", n)
 	}
 }
+
+// v3Config is Core's v3 config as the chain makes it: a fresh one each call, over the same
+// definitions.
+func v3Config(t *testing.T) *common.OpenAPIV3Config {
+	t.Helper()
+	scheme, err := NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return genericapiserver.DefaultOpenAPIV3Config(coreopenapi.GetOpenAPIDefinitions, openapinamer.NewDefinitionNamer(scheme))
+}
+
+func getV3(h http.Handler, path string) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+	return w
+}
+
+// TestOpenAPIV3SharedBetweenIdenticalCores: Cores with the same routes and configuration, asking
+// at once or one after another, get one v3 service; its documents are byte for byte what
+// k8s.io/apiserver's PrepareRun would serve. A Core with other routes gets its own.
+func TestOpenAPIV3SharedBetweenIdenticalCores(t *testing.T) {
+	services := make([]any, 4)
+	var wg sync.WaitGroup
+	for i := range services {
+		container, config := configMapRoutes(), v3Config(t)
+		wg.Go(func() { services[i] = openAPIV3Service(container, config) })
+	}
+	wg.Wait()
+	later := openAPIV3Service(configMapRoutes(), v3Config(t))
+	for i, s := range append(services, later) {
+		if s != services[0] {
+			t.Errorf("Core %d has a v3 service of its own, want the one shared by identical Cores", i)
+		}
+	}
+
+	shared := mux.NewPathRecorderMux("shared")
+	_ = later.RegisterOpenAPIV3VersionedService("/openapi/v3", shared)
+	upstream := mux.NewPathRecorderMux("upstream")
+	routes.OpenAPI{V3Config: v3Config(t)}.InstallV3(configMapRoutes(), upstream)
+	for _, path := range []string{"/openapi/v3", "/openapi/v3/api/v1"} {
+		got, want := getV3(shared, path), getV3(upstream, path)
+		if got.Code != http.StatusOK || want.Code != http.StatusOK {
+			t.Fatalf("GET %s: shared %d, PrepareRun's %d", path, got.Code, want.Code)
+		}
+		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+			t.Errorf("GET %s: the shared document (%d bytes) differs from PrepareRun's (%d bytes)", path, got.Body.Len(), want.Body.Len())
+		}
+	}
+
+	other := configMapRoutes()
+	ws := new(restful.WebService).Path("/apis/example.com/v1").Produces(restful.MIME_JSON)
+	ws.Route(ws.GET("/namespaces/{namespace}/configmaps").To(func(*restful.Request, *restful.Response) {}).
+		Operation("listExampleV1NamespacedConfigMap").Returns(http.StatusOK, "OK", corev1.ConfigMapList{}).Writes(corev1.ConfigMapList{}))
+	other.Add(ws)
+	if s := openAPIV3Service(other, v3Config(t)); s == later {
+		t.Error("a Core with another route shares the v3 service of one without it")
+	}
+}
