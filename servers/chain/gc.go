@@ -9,33 +9,57 @@ import (
 // fast and keeps most of it (the OpenAPI specs, discovery, the first lists of every informer):
 // at the default of 100 the heap doubles many times on the way and the collector runs each
 // time, about a fifth of the start's CPU. A higher target while starting saves most of that;
-// the default comes back once the chain is ready (and FreeOSMemory returns what start-up left).
+// the default comes back once the chain is ready (settleGC).
 const startGCPercent = 400
 
 var startingGC struct {
 	sync.Mutex
-	starting int // chains starting in this process now
-	previous int // the target to restore when none is
+	starting int  // chains starting in this process now
+	relaxed  bool // startGCPercent is set, and previous is to be restored
+	previous int  // the target to restore
 }
 
-// relaxGC raises the GC target for a chain's start; the returned func restores it once no
-// chain of the process is starting. A target already higher (or GC off) is left alone.
-func relaxGC() (restore func()) {
+// relaxGC raises the GC target for a chain's start. The returned func says the start is over
+// (ready or failed); once no chain of the process is starting, settleGC runs in the background.
+// A target already higher (or GC off) is left alone.
+func relaxGC() (done func()) {
 	startingGC.Lock()
 	defer startingGC.Unlock()
-	if startingGC.starting == 0 {
-		startingGC.previous = debug.SetGCPercent(startGCPercent)
-		if startingGC.previous < 0 || startingGC.previous >= startGCPercent {
-			debug.SetGCPercent(startingGC.previous)
+	if !startingGC.relaxed {
+		previous := debug.SetGCPercent(startGCPercent)
+		if previous < 0 || previous >= startGCPercent {
+			debug.SetGCPercent(previous)
+		} else {
+			startingGC.relaxed, startingGC.previous = true, previous
 		}
 	}
 	startingGC.starting++
 	return sync.OnceFunc(func() {
 		startingGC.Lock()
-		defer startingGC.Unlock()
 		startingGC.starting--
-		if startingGC.starting == 0 {
-			debug.SetGCPercent(startingGC.previous)
+		last := startingGC.starting == 0
+		startingGC.Unlock()
+		if last {
+			go settleGC()
 		}
 	})
+}
+
+// settleGC returns what start-up left to the OS and then restores the process's GC target.
+// Start-up builds a lot that is garbage once a chain serves (the OpenAPI specs of every group,
+// merged and marshalled; discovery documents; the first lists of every informer). Left alone,
+// the Go runtime keeps that memory for minutes before it returns it; FreeOSMemory gives it back
+// at once, with one full collection. In that order: the target restored first would find the
+// heap far past its goal and start a collection at once, whose assists slow every allocating
+// goroutine, and FreeOSMemory would then make a second. Where several chains start side by side
+// in one process (tests), the last of them to be ready does it for all, and not if another
+// chain began starting meanwhile (that one's start ends with it).
+func settleGC() {
+	debug.FreeOSMemory()
+	startingGC.Lock()
+	defer startingGC.Unlock()
+	if startingGC.starting == 0 && startingGC.relaxed {
+		debug.SetGCPercent(startingGC.previous)
+		startingGC.relaxed = false
+	}
 }

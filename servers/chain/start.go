@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -50,15 +49,9 @@ func start(ctx context.Context, o CompletedOptions, p progress) (*Chain, error) 
 	}
 	s.chain.addons.Done() // start's own count (Chain.addons): the addons have joined
 
-	// Start-up builds a lot that is garbage once the chain serves (the OpenAPI specs of every
-	// group, merged and marshalled; discovery documents; the first lists of every informer).
-	// Left alone, the Go runtime keeps that memory for minutes before it returns it to the
-	// OS; give it back now, once, so the chain's footprint is what it needs to serve. In the
-	// background, as the last thing: it is a full collection. So is restoring the GC target
-	// (the heap is far past the restored target's goal; the collection that starts at once
-	// makes every allocating goroutine help it), so that comes last too.
+	// Start-up's garbage goes back to the OS and the GC target is restored, in the background
+	// (settleGC): as the last thing, since it is a full collection.
 	restoreGC()
-	go debug.FreeOSMemory()
 	return s.chain, nil
 }
 
