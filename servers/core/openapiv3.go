@@ -1,13 +1,14 @@
 package core
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
+	"strconv"
 	"sync"
 
 	restful "github.com/emicklei/go-restful/v3"
@@ -33,7 +34,7 @@ import (
 // bounded, one set per distinct Core.
 var sharedV3 struct {
 	sync.Mutex
-	byKey map[string]*sharedV3Entry
+	byKey map[uint64]*sharedV3Entry
 }
 
 type sharedV3Entry struct {
@@ -50,7 +51,7 @@ func openAPIV3Service(container *restful.Container, config *common.OpenAPIV3Conf
 	e := sharedV3.byKey[key]
 	if e == nil {
 		if sharedV3.byKey == nil {
-			sharedV3.byKey = map[string]*sharedV3Entry{}
+			sharedV3.byKey = map[uint64]*sharedV3Entry{}
 		}
 		e = &sharedV3Entry{}
 		sharedV3.byKey[key] = e
@@ -75,8 +76,12 @@ func openAPIV3Service(container *restful.Container, config *common.OpenAPIV3Conf
 // common responses, and which functions give the definitions, their names and the operation
 // IDs). Two Cores with equal keys get the same documents. Anything printed as a pointer
 // (a parameter's minimum, say) differs between chains, which only means they do not share.
-func v3Key(services []*restful.WebService, config *common.OpenAPIV3Config) string {
-	h := sha256.New()
+// Written field by field into a hash of this process's (hash/maphash: keys are only compared
+// within the process) rather than with fmt's reflection: Core has about a thousand routes,
+// and this runs at every start.
+func v3Key(services []*restful.WebService, config *common.OpenAPIV3Config) uint64 {
+	var h maphash.Hash
+	h.SetSeed(v3KeySeed)
 	meta, err := json.Marshal(struct {
 		Info            any
 		DefaultSecurity any
@@ -86,21 +91,31 @@ func v3Key(services []*restful.WebService, config *common.OpenAPIV3Config) strin
 	}{config.Info, config.DefaultSecurity, config.SecuritySchemes, config.CommonResponses, config.IgnorePrefixes})
 	if err != nil {
 		// Not expected (plain data); a key of its own keeps this Core from sharing.
-		return fmt.Sprintf("unshared %p", config)
+		h.WriteString(fmt.Sprintf("unshared %p", config))
+		return h.Sum64()
 	}
-	fmt.Fprintf(h, "config %s\n", meta)
-	fmt.Fprintf(h, "functions %p %p %p %p %p\n", config.GetDefinitions, config.GetDefinitionName,
-		config.GetOperationIDAndTags, config.GetOperationIDAndTagsFromRoute, config.PostProcessSpec)
+	k := keyWriter{&h}
+	k.add("config", string(meta))
+	k.add(fmt.Sprintf("functions %p %p %p %p %p", config.GetDefinitions, config.GetDefinitionName,
+		config.GetOperationIDAndTags, config.GetOperationIDAndTagsFromRoute, config.PostProcessSpec))
 	for _, ws := range services {
-		fmt.Fprintf(h, "service %s %q\n", ws.RootPath(), ws.Documentation())
+		k.add("service", ws.RootPath(), ws.Documentation())
 		for _, r := range ws.Routes() {
-			fmt.Fprintf(h, "route %s %s %s %q %q %v %v %v %T %T %v %v\n", r.Method, r.Path, r.Operation,
-				r.Doc, r.Notes, r.Produces, r.Consumes, r.Deprecated, r.ReadSample, r.WriteSample, r.Metadata, r.ExtensionProperties)
+			k.add("route", r.Method, r.Path, r.Operation, r.Doc, r.Notes, strconv.FormatBool(r.Deprecated),
+				typeName(r.ReadSample), typeName(r.WriteSample))
+			k.add(r.Produces...)
+			k.add(r.Consumes...)
+			k.printed(r.Metadata, r.ExtensionProperties.Extensions)
 			for _, p := range r.ParameterDocs {
-				fmt.Fprintf(h, "parameter %+v\n", p.Data())
+				d := p.Data()
+				k.add("parameter", d.Name, d.Description, d.DataType, d.DataFormat, strconv.Itoa(d.Kind),
+					strconv.FormatBool(d.Required), strconv.FormatBool(d.AllowMultiple), strconv.FormatBool(d.AllowEmptyValue),
+					d.DefaultValue, d.CollectionFormat, d.Pattern, strconv.FormatBool(d.UniqueItems))
+				k.add(d.PossibleValues...)
+				k.printed(d.AllowableValues, d.Extensions, d.Minimum, d.Maximum, d.MinLength, d.MaxLength, d.MinItems, d.MaxItems)
 			}
 			for _, s := range r.WriteSamples {
-				fmt.Fprintf(h, "writes %T\n", s)
+				k.add("writes", typeName(s))
 			}
 			codes := make([]int, 0, len(r.ResponseErrors))
 			for code := range r.ResponseErrors {
@@ -109,12 +124,45 @@ func v3Key(services []*restful.WebService, config *common.OpenAPIV3Config) strin
 			slices.Sort(codes)
 			for _, code := range codes {
 				e := r.ResponseErrors[code]
-				fmt.Fprintf(h, "response %d %q %T %v %v\n", code, e.Message, e.Model, e.IsDefault, e.Headers)
+				k.add("response", strconv.Itoa(code), e.Message, typeName(e.Model), strconv.FormatBool(e.IsDefault))
+				k.printed(e.Headers, e.Extensions)
 			}
 			if d := r.DefaultResponse; d != nil {
-				fmt.Fprintf(h, "default response %d %q %T\n", d.Code, d.Message, d.Model)
+				k.add("default response", strconv.Itoa(d.Code), d.Message, typeName(d.Model))
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return h.Sum64()
+}
+
+var v3KeySeed = maphash.MakeSeed()
+
+// keyWriter writes the parts of a key, each ended by a NUL so that no two lists of parts
+// write the same bytes.
+type keyWriter struct{ h *maphash.Hash }
+
+func (k keyWriter) add(parts ...string) {
+	for _, p := range parts {
+		k.h.WriteString(p)
+		k.h.WriteByte(0)
+	}
+}
+
+// printed adds values as fmt prints them (maps in key order), skipping the empty ones: most
+// are, and printing costs.
+func (k keyWriter) printed(values ...any) {
+	for _, v := range values {
+		if rv := reflect.ValueOf(v); !rv.IsValid() || rv.IsZero() || (rv.Kind() == reflect.Map && rv.Len() == 0) {
+			k.add("")
+			continue
+		}
+		k.add(fmt.Sprint(v))
+	}
+}
+
+func typeName(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	return reflect.TypeOf(v).String()
 }
