@@ -39,7 +39,7 @@ import (
 // addControllers registers the post-start hook that starts the enabled controllers, each with
 // the identity it has in a cluster (controllerCredentials). running counts every term of
 // controllers until they have all returned: the chain closes etcd only after that.
-func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, files pki.Files, running *sync.WaitGroup, tp *tracing.Provider) error {
+func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, files pki.Files, running *sync.WaitGroup, tp *tracing.Provider, stopping *stopSteps) error {
 	// What every term's Context is made from (a Context is used for one term only).
 	c := controllers.Context{Nodes: o.Nodes, NodeStatusReportFrequency: o.NodeStatusReportFrequency, NodeCIDRMaskSize: o.NodeCIDRMaskSize}
 	// Validate has parsed both.
@@ -88,9 +88,9 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 	if o.LeaderElection.LeaderElect {
 		// On shutdown the leader hands its Lease over (ReleaseOnCancel), so that another
 		// instance takes over at once. The post-start hook's context ends only when the HTTP
-		// server has stopped, too late for that last write; pre-shutdown hooks run while the
-		// server still accepts requests, so the election is ended here and waited for.
-		if err := s.AddPreShutdownHook("stop-chain-controllers", func() error {
+		// server has stopped, too late for that last write; the chain's pre-shutdown work runs
+		// while the server still accepts requests, so the election is ended there and waited for.
+		stopping.add("controllers", func() error {
 			stop.Lock()
 			defer stop.Unlock()
 			if stop.cancel == nil {
@@ -103,9 +103,7 @@ func addControllers(s *genericapiserver.GenericAPIServer, o CompletedOptions, fi
 				klog.InfoS("The controllers' Lease was not released in 5 s; the next leader waits for it to expire")
 			}
 			return nil
-		}); err != nil {
-			return err
-		}
+		})
 	}
 	return s.AddPostStartHook("start-chain-controllers", func(hc genericapiserver.PostStartHookContext) error {
 		creds, err := controllerCredentials(hc.LoopbackClientConfig, files)

@@ -42,7 +42,10 @@ func CreateServerChain(c CompletedConfig) (*aggregator.Server, error) {
 	}
 	c.label.apiServices = aggregatorServer.APIRegistrationInformers.Apiregistration().V1().APIServices().Lister()
 	// The ring of recent traces, on the head's listener (tracing.go).
-	if err := installTraceHandlers(aggregatorServer.GenericAPIServer, c.tracing); err != nil {
+	installTraceHandlers(aggregatorServer.GenericAPIServer, c.tracing, c.stopping)
+	// The head runs every server's pre-shutdown hooks; the chain's own work is one of them,
+	// whose steps run side by side (stop.go). Start adds the steps of what it starts.
+	if err := aggregatorServer.GenericAPIServer.AddPreShutdownHook("stop-chain", c.stopping.run); err != nil {
 		return nil, err
 	}
 	return aggregatorServer, nil

@@ -235,6 +235,8 @@ type CompletedConfig struct {
 
 	tracing *tracing.Provider
 	label   *aggregatorLabel
+	// stopping is the chain's pre-shutdown work (stop.go), one list for each chain built.
+	stopping *stopSteps
 }
 
 // Complete completes every server's configuration.
@@ -246,6 +248,7 @@ func (c *Config) Complete() CompletedConfig {
 		Extensions: c.Extensions.Complete(),
 		tracing:    c.Tracing,
 		label:      c.label,
+		stopping:   &stopSteps{},
 	}
 }
 

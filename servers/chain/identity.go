@@ -46,9 +46,9 @@ func instanceID(dataDir string) string {
 
 // addIdentityLease registers the lease's renewal and the collection of expired leases, as
 // kube-apiserver's post-start hooks start-kube-apiserver-identity-lease-controller and
-// start-kube-apiserver-identity-lease-garbage-collector, and the pre-shutdown hook that deletes
-// the lease on a graceful stop.
-func addIdentityLease(s *genericapiserver.GenericAPIServer, o CompletedOptions) error {
+// start-kube-apiserver-identity-lease-garbage-collector, and the step of the chain's
+// pre-shutdown work (stopping) that deletes the lease on a graceful stop.
+func addIdentityLease(s *genericapiserver.GenericAPIServer, o CompletedOptions, stopping *stopSteps) error {
 	client, err := kubernetes.NewForConfig(s.LoopbackClientConfig)
 	if err != nil {
 		return err
@@ -73,12 +73,11 @@ func addIdentityLease(s *genericapiserver.GenericAPIServer, o CompletedOptions) 
 	}); err != nil {
 		return err
 	}
-	if err := s.AddPreShutdownHook("stop-chain-identity-lease-controller", func() error {
+	// Stop ends the renewals and deletes the lease, while the chain still serves that DELETE.
+	stopping.add("identity-lease", func() error {
 		controller.Stop()
 		return nil
-	}); err != nil {
-		return err
-	}
+	})
 	// Upstream checks every hour for leases of an hour; the check period here follows the
 	// duration, so that short leases (in tests) are collected as promptly.
 	return s.AddPostStartHook("start-chain-identity-lease-garbage-collector", func(hc genericapiserver.PostStartHookContext) error {

@@ -178,13 +178,13 @@ func (s *starter) createServerChain() error {
 	return nil
 }
 
-// addHooks adds the chain's own post-start hooks to the head: its identity Lease (identity.go)
-// and the controllers (addons.go).
+// addHooks adds the chain's own post-start hooks to the head, and their steps to its
+// pre-shutdown work (stop.go): its identity Lease (identity.go) and the controllers (addons.go).
 func (s *starter) addHooks() error {
-	if err := addIdentityLease(s.head.GenericAPIServer, s.o); err != nil {
+	if err := addIdentityLease(s.head.GenericAPIServer, s.o, s.completed.stopping); err != nil {
 		return err
 	}
-	return addControllers(s.head.GenericAPIServer, s.o, s.files, &s.controllers, s.completed.tracing)
+	return addControllers(s.head.GenericAPIServer, s.o, s.files, &s.controllers, s.completed.tracing, s.completed.stopping)
 }
 
 // prepare runs the head's PrepareRun (health checks, OpenAPI, discovery) and makes the Chain
@@ -214,9 +214,9 @@ func (s *starter) prepare() error {
 func (s *starter) serve() error {
 	c := s.chain
 	// A metrics server withdraws its registration when it stops (servers/metrics), through the
-	// chain; the chain accepts requests until its pre-shutdown hooks are done, so one of them
+	// chain; the chain accepts requests until its pre-shutdown work is done, so one step of it
 	// waits for the addons (at most 15 s: a child that does not stop is killed after 10).
-	if err := s.head.GenericAPIServer.AddPreShutdownHook("stop-chain-addons", func() error {
+	s.completed.stopping.add("addons", func() error {
 		stopped := make(chan struct{})
 		go func() { c.addons.Wait(); close(stopped) }()
 		select {
@@ -224,9 +224,7 @@ func (s *starter) serve() error {
 		case <-time.After(15 * time.Second):
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
+	})
 	c.addons.Add(1) // start's own count, until it returns
 	s.runErr = make(chan error, 1)
 	stopped := s.undo.handOver()

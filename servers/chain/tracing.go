@@ -50,13 +50,13 @@ func applyTracing(c *genericapiserver.Config, tp *tracing.Provider) {
 // installTraceHandlers serves the ring on the head's listener, behind its filter chain (RBAC:
 // ClusterRole apichain:trace-reader may read it; the metrics server's user may report to it).
 // Unlisted: the root's list of paths stays kube-apiserver's. Followers end as the chain starts
-// to shut down.
-func installTraceHandlers(head *genericapiserver.GenericAPIServer, tp *tracing.Provider) error {
+// to shut down (a step of stopping).
+func installTraceHandlers(head *genericapiserver.GenericAPIServer, tp *tracing.Provider, stopping *stopSteps) {
 	stop := make(chan struct{})
 	mux := head.Handler.NonGoRestfulMux
 	mux.UnlistedHandle(tracing.TracesPath, tracing.TracesHandler(tp.Ring(), stop))
 	mux.UnlistedHandle(tracing.OTLPPath, tracing.OTLPHandler(tp.Ring()))
-	return head.AddPreShutdownHook("apichain-trace-followers", func() error {
+	stopping.add("trace-followers", func() error {
 		close(stop)
 		return nil
 	})
