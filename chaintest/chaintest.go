@@ -145,7 +145,10 @@ func (e *Environment) Start() (*rest.Config, error) {
 		}
 		e.DataDir, e.removeDir = dir, dir
 	}
-	completed, err := e.options().Complete()
+	o := e.options()
+	seeded := e.seed(o)
+	defer seeded()
+	completed, err := o.Complete()
 	if err != nil {
 		return nil, e.fail(err)
 	}
@@ -254,10 +257,24 @@ func (e *Environment) options() *chain.Options {
 	if e.ChainOptions != nil {
 		e.ChainOptions(o)
 	}
-	if o.EtcdSeed == nil {
-		o.EtcdSeed = snapshotFor(snapshotKind(o.EnablePriorityAndFairness))
-	}
 	return o
+}
+
+// seed gives o the copy of the bootstrap objects of its kind (snapshot.go), unless its options
+// name keys of their own. An Environment that would leave the copy (a new data dir of its own,
+// embedded etcd) and finds none waits for one that another Environment is making, or makes it
+// itself; then the returned func, which Start defers, says it is done, whatever the outcome.
+func (e *Environment) seed(o *chain.Options) (done func()) {
+	if o.EtcdSeed != nil {
+		return func() {}
+	}
+	kind := snapshotKind(o.EnablePriorityAndFairness)
+	if e.removeDir == "" || len(o.EtcdServers) > 0 {
+		o.EtcdSeed = snapshotFor(kind)
+		return func() {}
+	}
+	o.EtcdSeed, done = awaitSnapshot(kind, e.ControlPlaneStartTimeout)
+	return done
 }
 
 // Stop stops everything Start started and removes the temp dir it made. It waits at most

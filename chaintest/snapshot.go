@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -34,9 +35,15 @@ import (
 //
 // One copy per value of what changes those objects: with API Priority and Fairness on, its
 // controller writes the FlowSchemas' status, which a chain without it never does.
+//
+// Environments started side by side before any copy exists (t.Parallel tests, a suite's
+// Environments started at once) would each write the objects themselves: the first makes the
+// copy, and the others wait for it (awaitSnapshot). Twenty at once were ready in ~6 s instead
+// of ~8 on two cores (docs/performance.md).
 var snapshots struct {
 	sync.Mutex
 	byKind map[string][]etcd.KeyValue
+	making map[string]chan struct{} // closed once the Environment making that copy is done
 }
 
 // snapshotsOff turns the snapshot off for this process: for the benchmark that measures it.
@@ -55,6 +62,47 @@ func snapshotFor(kind string) []etcd.KeyValue {
 	snapshots.Lock()
 	defer snapshots.Unlock()
 	return snapshots.byKind[kind]
+}
+
+// awaitSnapshot returns the copy of kind. If there is none yet and another Environment is
+// making it, it waits for that one's start to end (at most timeout, then the caller goes on
+// without a copy). If none is being made, the caller makes it: awaitSnapshot returns nil and a
+// func that the caller calls once its start is over, copy left or not; if not, one of those
+// waiting makes it next.
+func awaitSnapshot(kind string, timeout time.Duration) (kvs []etcd.KeyValue, done func()) {
+	nothing := func() {}
+	if snapshotsOff.Load() {
+		return nil, nothing
+	}
+	deadline := time.After(timeout)
+	for {
+		snapshots.Lock()
+		if kvs, ok := snapshots.byKind[kind]; ok {
+			snapshots.Unlock()
+			return kvs, nothing
+		}
+		if making, ok := snapshots.making[kind]; ok {
+			snapshots.Unlock()
+			select {
+			case <-making:
+				continue
+			case <-deadline:
+				return nil, nothing
+			}
+		}
+		if snapshots.making == nil {
+			snapshots.making = map[string]chan struct{}{}
+		}
+		made := make(chan struct{})
+		snapshots.making[kind] = made
+		snapshots.Unlock()
+		return nil, sync.OnceFunc(func() {
+			snapshots.Lock()
+			delete(snapshots.making, kind)
+			snapshots.Unlock()
+			close(made)
+		})
+	}
 }
 
 // snapshotPrefixes are where the copied kinds live in etcd, and which of their objects are

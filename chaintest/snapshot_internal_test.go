@@ -1,8 +1,13 @@
 package chaintest
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/apichain/apichain/internal/etcd"
 )
 
 // TestSnapshotHoldsOnlyBootstrapObjects: the copy a ready Environment leaves holds the
@@ -41,5 +46,76 @@ func TestSnapshotHoldsOnlyBootstrapObjects(t *testing.T) {
 		if held[registryPrefix+key] {
 			t.Errorf("the snapshot holds the aggregated %s", key)
 		}
+	}
+}
+
+// keep stores kvs as the copy of kind, as leaveSnapshot does.
+func keep(kind string, kvs []etcd.KeyValue) {
+	snapshots.Lock()
+	defer snapshots.Unlock()
+	if snapshots.byKind == nil {
+		snapshots.byKind = map[string][]etcd.KeyValue{}
+	}
+	snapshots.byKind[kind] = kvs
+}
+
+type awaited struct {
+	kvs  []etcd.KeyValue
+	done func()
+}
+
+func await(kind string, timeout time.Duration) <-chan awaited {
+	c := make(chan awaited, 1)
+	go func() {
+		kvs, done := awaitSnapshot(kind, timeout)
+		c <- awaited{kvs, done}
+	}()
+	return c
+}
+
+func receive(t *testing.T, c <-chan awaited) awaited {
+	t.Helper()
+	select {
+	case a := <-c:
+		return a
+	case <-time.After(30 * time.Second):
+		t.Fatal("awaitSnapshot did not return")
+		return awaited{}
+	}
+}
+
+// TestAwaitSnapshotWaitsForTheOneMakingIt: of Environments starting at once with no copy yet,
+// the first makes it and the others wait, then start from it; if the first ends without one,
+// the next waiting makes it; a wait ends at the caller's timeout.
+func TestAwaitSnapshotWaitsForTheOneMakingIt(t *testing.T) {
+	kind := fmt.Sprintf("test=%s-%d", t.Name(), time.Now().UnixNano()) // a kind no run has made
+	want := []etcd.KeyValue{{Key: "/registry/clusterroles/cluster-admin", Value: []byte("k8s")}}
+
+	kvs, first := awaitSnapshot(kind, time.Minute)
+	if kvs != nil {
+		t.Fatalf("a copy before anyone made one: %v", kvs)
+	}
+	second := await(kind, time.Minute)
+	select {
+	case a := <-second:
+		t.Fatalf("the second returned (%v) while the first was making the copy", a.kvs)
+	default:
+	}
+	if a := receive(t, await(kind, time.Millisecond)); a.kvs != nil {
+		t.Errorf("a wait past its timeout returned a copy: %v", a.kvs)
+	}
+
+	first() // ended without a copy (its start failed): the second makes it
+	made := receive(t, second)
+	if made.kvs != nil {
+		t.Fatalf("the second got a copy nobody made: %v", made.kvs)
+	}
+	third := await(kind, time.Minute)
+	keep(kind, want)
+	made.done()
+	if a := receive(t, third); !slices.EqualFunc(a.kvs, want, func(x, y etcd.KeyValue) bool { return x.Key == y.Key }) {
+		t.Errorf("the third started from %v, want the copy the second left", a.kvs)
+	} else {
+		a.done()
 	}
 }
