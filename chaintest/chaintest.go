@@ -240,6 +240,12 @@ func (e *Environment) options() *chain.Options {
 	o.StartTimeout = e.ControlPlaneStartTimeout
 	o.Metrics = chain.MetricsOff
 	o.RecordTraces = e.RecordTraces
+	// A stop ends every watch cleanly either way; spreading their ends, so that the clients of
+	// one of several instances re-watch the others gradually, is for clusters. Here it only
+	// made a Stop wait (at 200 watches a second: the servers' own informers' watches, 5 ms
+	// each). Watches whose answers are not out yet are still waited for: the chain closes a
+	// connection only once its answers are (servers/chain/departures).
+	o.ShutdownWatchTerminationGracePeriod = time.Millisecond
 	// What envtest users lack and expect from a cluster: namespaces that really go away. What
 	// would touch their workloads (kubelets, scheduler) runs only when asked for.
 	o.Controllers = []string{controllers.Namespace, controllers.GarbageCollector, controllers.PodGarbageCollector, controllers.ClusterRoleAggregation, controllers.ServiceAccount, controllers.RootCACertificatePublisher}

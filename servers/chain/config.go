@@ -145,7 +145,7 @@ func buildGenericConfig(o CompletedOptions, files pki.Files) (genericConfig, err
 	// leaves watches open until net/http's shutdown gives up after RequestTimeout and cuts them:
 	// every graceful stop would take a minute. kube-apiserver's
 	// --shutdown-watch-termination-grace-period.
-	generic.ShutdownWatchTerminationGracePeriod = 5 * time.Second
+	generic.ShutdownWatchTerminationGracePeriod = o.ShutdownWatchTerminationGracePeriod
 	// kube-apiserver treats these as long-running, exempt from the request timeout.
 	generic.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(
 		sets.NewString("watch", "proxy"), sets.NewString("attach", "exec", "proxy", "log", "portforward"))

@@ -96,6 +96,11 @@ type Options struct {
 	// aggregated server or an unreachable etcd, and how long a graceful shutdown waits for
 	// in-flight requests.
 	RequestTimeout time.Duration
+	// ShutdownWatchTerminationGracePeriod is kube-apiserver's
+	// --shutdown-watch-termination-grace-period: on a graceful stop every watch is ended
+	// cleanly, and their ends are spread over at most this long (at 200 a second or faster), so
+	// that the clients of one of several instances do not all re-watch the others at once.
+	ShutdownWatchTerminationGracePeriod time.Duration
 	// UnsafeNoFsync runs the embedded etcd without fsync: faster, and acknowledged writes can be
 	// lost in a crash. For tests only.
 	UnsafeNoFsync bool
@@ -135,6 +140,8 @@ func NewOptions() *Options {
 		EventTTL:              time.Hour, // kube-apiserver's default
 		StartTimeout:          time.Minute,
 		RequestTimeout:        time.Minute, // kube-apiserver's default
+		// Upstream's default, 0, does not end watches at all on a stop (config.go).
+		ShutdownWatchTerminationGracePeriod: 5 * time.Second,
 		// kube-apiserver's default (storagebackend.NewDefaultConfig).
 		EtcdCompactionInterval: 5 * time.Minute,
 		Metrics:                MetricsChild,
@@ -181,6 +188,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.DurationVar(&o.IdentityLeaseDuration, "identity-lease-duration", o.IdentityLeaseDuration, "How long this instance's Lease kube-system/apiserver-<hash> is valid without renewal; expired leases of other instances are deleted. Whole seconds.")
 	fs.DurationVar(&o.IdentityLeaseRenewInterval, "identity-lease-renew-interval", o.IdentityLeaseRenewInterval, "How often this instance renews its identity Lease.")
 	fs.DurationVar(&o.StartTimeout, "start-timeout", o.StartTimeout, "How long to wait for the chain to become ready (/readyz) before giving up.")
+	fs.DurationVar(&o.ShutdownWatchTerminationGracePeriod, "shutdown-watch-termination-grace-period", o.ShutdownWatchTerminationGracePeriod, "On a graceful stop, every watch is ended cleanly; their ends are spread over at most this long (kube-apiserver's --shutdown-watch-termination-grace-period). Must be positive: 0 would leave watches open until the stop gives up on them.")
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "How long a request other than a watch may take before the chain answers 504 Timeout (kube-apiserver's --request-timeout).")
 	fs.BoolVar(&o.UnsafeNoFsync, "unsafe-no-fsync", o.UnsafeNoFsync, "Run the embedded etcd without fsync. Faster, but writes acknowledged before a crash can be lost. For tests only.")
 
@@ -318,6 +326,9 @@ func (o CompletedOptions) Validate() []error {
 		errs = append(errs, fmt.Errorf("--max-requests-inflight %d and --max-mutating-requests-inflight %d must not be negative", o.MaxRequestsInFlight, o.MaxMutatingRequestsInFlight))
 	} else if o.EnablePriorityAndFairness && o.MaxRequestsInFlight+o.MaxMutatingRequestsInFlight == 0 {
 		errs = append(errs, fmt.Errorf("--max-requests-inflight and --max-mutating-requests-inflight must add up to more than 0 with --enable-priority-and-fairness: their sum is the server's concurrency limit"))
+	}
+	if o.ShutdownWatchTerminationGracePeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-watch-termination-grace-period %v must be positive", o.ShutdownWatchTerminationGracePeriod))
 	}
 	if o.RequestTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout %v must be positive", o.RequestTimeout))
