@@ -22,22 +22,17 @@ func TestShutdownWatchTerminationGracePeriodOption(t *testing.T) {
 	if err := fss.FlagSet("chain").Parse([]string{"--shutdown-watch-termination-grace-period=250ms"}); err != nil || o.ShutdownWatchTerminationGracePeriod != 250*time.Millisecond {
 		t.Fatalf("--shutdown-watch-termination-grace-period=250ms: %v %v", err, o.ShutdownWatchTerminationGracePeriod)
 	}
-	for _, period := range []time.Duration{250 * time.Millisecond, 0, -time.Second} {
-		o := chain.NewOptions()
-		o.DataDir = t.TempDir()
-		o.ShutdownWatchTerminationGracePeriod = period
-		c, err := o.Complete()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, e := range c.Validate() {
-			if strings.Contains(e.Error(), "shutdown-watch-termination-grace-period") {
-				got = append(got, e.Error())
-			}
-		}
-		if want := period <= 0; want != (len(got) == 1) || len(got) > 1 {
-			t.Errorf("%v: errors %v, want one only if not positive", period, got)
+	for _, tc := range []struct {
+		period time.Duration
+		want   string // "" for valid
+	}{
+		{250 * time.Millisecond, ""},
+		{0, "--shutdown-watch-termination-grace-period 0s must be positive"},
+		{-time.Second, "--shutdown-watch-termination-grace-period -1s must be positive"},
+	} {
+		all := validationErrors(t, func(o *chain.Options) { o.ShutdownWatchTerminationGracePeriod = tc.period })
+		if (tc.want == "") != (all == "") || !strings.Contains(all, tc.want) {
+			t.Errorf("period %v: errors %q, want %q", tc.period, all, tc.want)
 		}
 	}
 }
