@@ -15,9 +15,10 @@ const startGCPercent = 400
 
 var startingGC struct {
 	sync.Mutex
-	starting int  // chains starting in this process now
-	relaxed  bool // startGCPercent is set, and previous is to be restored
-	previous int  // the target to restore
+	starting  int  // chains starting in this process now
+	unsettled bool // a start has ended since settleGC last ran
+	relaxed   bool // startGCPercent is set, and previous is to be restored
+	previous  int  // the target to restore
 }
 
 // settleAfter is how long after the last start of a burst settleGC runs. Not at once: a full
@@ -46,6 +47,9 @@ func relaxGC() (done func()) {
 		startingGC.Lock()
 		startingGC.starting--
 		last := startingGC.starting == 0
+		if last {
+			startingGC.unsettled = true
+		}
 		startingGC.Unlock()
 		if last {
 			time.AfterFunc(settleAfter, settleGC)
@@ -53,7 +57,8 @@ func relaxGC() (done func()) {
 	})
 }
 
-// settleGC returns what start-up left to the OS and then restores the process's GC target.
+// settleGC returns what start-up left to the OS and then restores the process's GC target (if
+// relaxGC raised it: a process that runs at a higher target or without collection keeps it).
 // Start-up builds a lot that is garbage once a chain serves (the OpenAPI specs of every group,
 // merged and marshalled; discovery documents; the first lists of every informer). Left alone,
 // the Go runtime keeps that memory for minutes before it returns it; FreeOSMemory gives it back
@@ -64,9 +69,12 @@ func relaxGC() (done func()) {
 // not while another chain is starting (that one's start ends with it).
 func settleGC() {
 	startingGC.Lock()
-	idle := startingGC.starting == 0 && startingGC.relaxed
+	due := startingGC.starting == 0 && startingGC.unsettled
+	if due {
+		startingGC.unsettled = false
+	}
 	startingGC.Unlock()
-	if !idle {
+	if !due {
 		return
 	}
 	debug.FreeOSMemory()
