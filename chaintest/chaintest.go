@@ -146,8 +146,11 @@ func (e *Environment) Start() (*rest.Config, error) {
 		e.DataDir, e.removeDir = dir, dir
 	}
 	o := e.options()
-	seeded := e.seed(o)
-	defer seeded()
+	// made is not nil when this Environment makes the bootstrap snapshot (snapshot.go).
+	made := e.seed(o)
+	if made != nil {
+		defer made()
+	}
 	completed, err := o.Complete()
 	if err != nil {
 		return nil, e.fail(err)
@@ -221,9 +224,8 @@ func (e *Environment) Start() (*rest.Config, error) {
 	if e.resetter, err = e.newResetter(ctx); err != nil {
 		return nil, e.stopAfter(fmt.Errorf("recording the keys in etcd, for Reset: %w", err))
 	}
-	// A new data dir of our own and embedded etcd, not started from a copy: leave one for the
-	// Environments after this one (snapshot.go).
-	if e.removeDir != "" && len(completed.EtcdServers) == 0 && completed.EtcdSeed == nil {
+	// Leave the copy for the Environments after this one (and those waiting for it).
+	if made != nil {
 		if err := leaveSnapshot(ctx, e.resetter.etcd, snapshotKind(completed.EnablePriorityAndFairness)); err != nil {
 			return nil, e.stopAfter(fmt.Errorf("keeping the bootstrap objects for later Environments: %w", err))
 		}
@@ -267,20 +269,20 @@ func (e *Environment) options() *chain.Options {
 }
 
 // seed gives o the copy of the bootstrap objects of its kind (snapshot.go), unless its options
-// name keys of their own. An Environment that would leave the copy (a new data dir of its own,
+// name keys of their own. An Environment that could leave the copy (a new data dir of its own,
 // embedded etcd) and finds none waits for one that another Environment is making, or makes it
-// itself; then the returned func, which Start defers, says it is done, whatever the outcome.
-func (e *Environment) seed(o *chain.Options) (done func()) {
+// itself: then seed returns made, which Start calls once it is done, whatever the outcome.
+func (e *Environment) seed(o *chain.Options) (made func()) {
 	if o.EtcdSeed != nil {
-		return func() {}
+		return nil
 	}
 	kind := snapshotKind(o.EnablePriorityAndFairness)
 	if e.removeDir == "" || len(o.EtcdServers) > 0 {
 		o.EtcdSeed = snapshotFor(kind)
-		return func() {}
+		return nil
 	}
-	o.EtcdSeed, done = awaitSnapshot(kind, e.ControlPlaneStartTimeout)
-	return done
+	o.EtcdSeed, made = awaitSnapshot(kind, e.ControlPlaneStartTimeout)
+	return made
 }
 
 // Stop stops everything Start started and removes the temp dir it made. It waits at most

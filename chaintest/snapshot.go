@@ -66,20 +66,19 @@ func snapshotFor(kind string) []etcd.KeyValue {
 
 // awaitSnapshot returns the copy of kind. If there is none yet and another Environment is
 // making it, it waits for that one's start to end (at most timeout, then the caller goes on
-// without a copy). If none is being made, the caller makes it: awaitSnapshot returns nil and a
-// func that the caller calls once its start is over, copy left or not; if not, one of those
-// waiting makes it next.
-func awaitSnapshot(kind string, timeout time.Duration) (kvs []etcd.KeyValue, done func()) {
-	nothing := func() {}
+// without a copy). If none is being made, the caller makes it: awaitSnapshot returns no copy
+// and made, a func that the caller calls once its start is over, copy left or not; if not,
+// one of those waiting makes it next. made is nil for every other caller.
+func awaitSnapshot(kind string, timeout time.Duration) (kvs []etcd.KeyValue, made func()) {
 	if snapshotsOff.Load() {
-		return nil, nothing
+		return nil, nil
 	}
 	deadline := time.After(timeout)
 	for {
 		snapshots.Lock()
 		if kvs, ok := snapshots.byKind[kind]; ok {
 			snapshots.Unlock()
-			return kvs, nothing
+			return kvs, nil
 		}
 		if making, ok := snapshots.making[kind]; ok {
 			snapshots.Unlock()
@@ -87,20 +86,20 @@ func awaitSnapshot(kind string, timeout time.Duration) (kvs []etcd.KeyValue, don
 			case <-making:
 				continue
 			case <-deadline:
-				return nil, nothing
+				return nil, nil
 			}
 		}
 		if snapshots.making == nil {
 			snapshots.making = map[string]chan struct{}{}
 		}
-		made := make(chan struct{})
-		snapshots.making[kind] = made
+		making := make(chan struct{})
+		snapshots.making[kind] = making
 		snapshots.Unlock()
 		return nil, sync.OnceFunc(func() {
 			snapshots.Lock()
 			delete(snapshots.making, kind)
 			snapshots.Unlock()
-			close(made)
+			close(making)
 		})
 	}
 }

@@ -92,8 +92,8 @@ func TestAwaitSnapshotWaitsForTheOneMakingIt(t *testing.T) {
 	want := []etcd.KeyValue{{Key: "/registry/clusterroles/cluster-admin", Value: []byte("k8s")}}
 
 	kvs, first := awaitSnapshot(kind, time.Minute)
-	if kvs != nil {
-		t.Fatalf("a copy before anyone made one: %v", kvs)
+	if kvs != nil || first == nil {
+		t.Fatalf("the first: copy %v, makes it %v; want no copy, and that it makes one", kvs, first != nil)
 	}
 	second := await(kind, time.Minute)
 	select {
@@ -101,21 +101,19 @@ func TestAwaitSnapshotWaitsForTheOneMakingIt(t *testing.T) {
 		t.Fatalf("the second returned (%v) while the first was making the copy", a.kvs)
 	default:
 	}
-	if a := receive(t, await(kind, time.Millisecond)); a.kvs != nil {
-		t.Errorf("a wait past its timeout returned a copy: %v", a.kvs)
+	if a := receive(t, await(kind, time.Millisecond)); a.kvs != nil || a.done != nil {
+		t.Errorf("a wait past its timeout: copy %v, makes it %v; want neither", a.kvs, a.done != nil)
 	}
 
 	first() // ended without a copy (its start failed): the second makes it
 	made := receive(t, second)
-	if made.kvs != nil {
-		t.Fatalf("the second got a copy nobody made: %v", made.kvs)
+	if made.kvs != nil || made.done == nil {
+		t.Fatalf("the second: copy %v, makes it %v; want no copy, and that it makes one", made.kvs, made.done != nil)
 	}
 	third := await(kind, time.Minute)
 	keep(kind, want)
 	made.done()
-	if a := receive(t, third); !slices.EqualFunc(a.kvs, want, func(x, y etcd.KeyValue) bool { return x.Key == y.Key }) {
-		t.Errorf("the third started from %v, want the copy the second left", a.kvs)
-	} else {
-		a.done()
+	if a := receive(t, third); !slices.EqualFunc(a.kvs, want, func(x, y etcd.KeyValue) bool { return x.Key == y.Key }) || a.done != nil {
+		t.Errorf("the third: started from %v, makes one %v; want the copy the second left, and not to make one", a.kvs, a.done != nil)
 	}
 }
