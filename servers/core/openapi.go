@@ -22,12 +22,12 @@ import (
 //
 // v3 is built here, at once, unless a chain before this one in the process built the same
 // documents (they are shared: openapiv3.go). The Aggregator's OpenAPI v3 aggregation asks every
-// server for its v3 root document as soon as the chain serves. It must be built before the Aggregator is:
-// kube-openapi's v3 builder writes into the definitions of the OpenAPIV3Config that every
-// server of the chain shares (the extension maps of each schema, which the built documents
-// share too), so no other v3 build, such as the Aggregator's models for its APIService storage,
-// and no marshalling of a built document may run meanwhile (go test -race of chaintest finds
-// it). The chain calls this before it builds the Aggregator.
+// server for its v3 root document as soon as the chain serves. It must be built before the
+// Aggregator is: kube-openapi's v3 builder writes into the definitions of the OpenAPIV3Config
+// that every server of the chain shares (the extension maps of each schema, which the built
+// documents share too), so no other v3 build, such as the Aggregator's models for its
+// APIService storage, and no marshalling of a built document may run meanwhile (go test -race
+// of chaintest finds it). The chain calls this before it builds the Aggregator.
 //
 // v2 is built on the first request for it (lazyOpenAPIV2). It is Core's largest document
 // (every route of every group) and nothing needs it to start: kubectl reads v3, and the
