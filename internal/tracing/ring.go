@@ -380,14 +380,13 @@ func (r *Ring) removePendingLocked(p *pending) {
 }
 
 func (r *Ring) removeKeptLocked(k *kept) {
-	i := sort.Search(len(r.done), func(i int) bool { return r.done[i].seq >= k.seq })
-	switch {
-	case i == 0 && len(r.done) > 0 && r.done[0] == k:
-		// The oldest, which a full ring drops at every publish: no shifting of the thousand
-		// after it (append moves them once its array is used up).
+	if len(r.done) > 0 && r.done[0] == k {
+		// The oldest, which a full ring drops at every publish: neither a search (each step of
+		// it a kept trace to read from memory) nor shifting the thousand after it (append
+		// moves them once its array is used up).
 		r.done[0] = nil
 		r.done = r.done[1:]
-	case i < len(r.done) && r.done[i] == k:
+	} else if i := sort.Search(len(r.done), func(i int) bool { return r.done[i].seq >= k.seq }); i < len(r.done) && r.done[i] == k {
 		copy(r.done[i:], r.done[i+1:])
 		r.done[len(r.done)-1] = nil
 		r.done = r.done[:len(r.done)-1]
