@@ -107,14 +107,27 @@ func handedOnBecause(server string, r *http.Request) string {
 }
 
 // routePrefix is the part of a path that chooses the server: the group version of an API path
-// (/api/v1, /apis/apps/v1, /apis/bars.example.com/v1), the whole of any other.
+// (/api/v1, /apis/bars.example.com/v1), the whole of any other. It is a prefix of path, cut
+// rather than built: every traced request asks for it.
 func routePrefix(path string) string {
-	parts := strings.SplitN(strings.TrimPrefix(path, "/"), "/", 4)
+	var segments int // the group version's: api/v1, apis/<group>/<version>
 	switch {
-	case parts[0] == "api" && len(parts) >= 2:
-		return "/" + strings.Join(parts[:2], "/")
-	case parts[0] == "apis" && len(parts) >= 3:
-		return "/" + strings.Join(parts[:3], "/")
+	case strings.HasPrefix(path, "/api/"):
+		segments = 2
+	case strings.HasPrefix(path, "/apis/"):
+		segments = 3
+	default:
+		return path
+	}
+	slashes := 0
+	for i := 0; i < len(path); i++ {
+		if path[i] != '/' {
+			continue
+		}
+		if slashes == segments { // the slash after the group version
+			return path[:i]
+		}
+		slashes++
 	}
 	return path
 }

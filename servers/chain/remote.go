@@ -85,12 +85,13 @@ func (l *aggregatorLabel) apiService(r *http.Request) *apiregistrationv1.APIServ
 // Service) serves its group version, or its mux has no route for it.
 func (l *aggregatorLabel) handedOnBecause(r *http.Request) string {
 	prefix := routePrefix(r.URL.Path)
-	name := ""
-	switch parts := strings.Split(strings.TrimPrefix(prefix, "/"), "/"); {
-	case len(parts) == 2 && parts[0] == "api":
-		name = parts[1] + "." // the legacy group's APIService, v1.
-	case len(parts) == 3 && parts[0] == "apis":
-		name = parts[2] + "." + parts[1]
+	name := "" // the APIService of the group version: <version>.<group>
+	if version, ok := strings.CutPrefix(prefix, "/api/"); ok && !strings.Contains(version, "/") {
+		name = version + "." // the legacy group's APIService, v1.
+	} else if gv, ok := strings.CutPrefix(prefix, "/apis/"); ok {
+		if group, version, ok := strings.Cut(gv, "/"); ok && !strings.Contains(version, "/") {
+			name = version + "." + group
+		}
 	}
 	if name != "" && l.apiServices != nil {
 		if svc, err := l.apiServices.Get(name); err == nil && svc.Spec.Service == nil {
