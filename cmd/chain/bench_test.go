@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -114,27 +115,9 @@ func BenchmarkLoad(b *testing.B) {
 	ctx := context.Background()
 	var chainSum, kasSum loadSum
 	for i := 0; i < b.N; i++ {
-		// Authenticate as the anchor does, with a bearer token from --token-auth-file: an x509
-		// client certificate costs a signature check on every request, in either server.
-		tokens := filepath.Join(b.TempDir(), "tokens.csv")
-		if err := os.WriteFile(tokens, []byte("admintoken,admin,1,system:masters\n"), 0o600); err != nil {
-			b.Fatal(err)
-		}
 		// Like for like: kube-apiserver records no traces unless configured to, so neither does
-		// the chain here (test/tracing's BenchmarkRecording measures what recording costs).
-		r := startBinary(b, "--metrics=off", "--record-traces=false", "--token-auth-file", tokens)
-		cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(r.dir, "admin.kubeconfig"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		cfg.CertData, cfg.KeyData, cfg.CertFile, cfg.KeyFile = nil, nil, "", ""
-		cfg.BearerToken = "admintoken"
-		f, err := anchor.Load(ctx, cfg, 2000, 16)
-		if err != nil {
-			b.Fatalf("chain: %v", err)
-		}
-		chainSum.add(f)
-		r.stop(b)
+		// the chain here (BenchmarkRecordingLoad measures what recording costs).
+		chainSum.add(loadChain(b, false))
 		if withAnchor {
 			kas := anchor.Start(b, 0)
 			f, err := anchor.Load(ctx, kas.Config, 2000, 16)
@@ -153,6 +136,56 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportMetric(chainSum.list/kasSum.list, "list-latency-ratio")
 		b.ReportMetric(chainSum.watch/kasSum.watch, "watch-latency-ratio")
 	}
+}
+
+// loadChain runs anchor.Load's workload (-n 2000 -c 16) against a chain binary started for it
+// (etcd without fsync, no metrics server), recording traces or not.
+func loadChain(b *testing.B, recording bool) anchor.LoadFigures {
+	// Authenticate as the anchor does, with a bearer token from --token-auth-file: an x509
+	// client certificate costs a signature check on every request, in either server.
+	tokens := filepath.Join(b.TempDir(), "tokens.csv")
+	if err := os.WriteFile(tokens, []byte("admintoken,admin,1,system:masters\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	r := startBinary(b, "--metrics=off", fmt.Sprintf("--record-traces=%t", recording), "--token-auth-file", tokens)
+	defer r.stop(b)
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(r.dir, "admin.kubeconfig"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.CertData, cfg.KeyData, cfg.CertFile, cfg.KeyFile = nil, nil, "", ""
+	cfg.BearerToken = "admintoken"
+	f, err := anchor.Load(context.Background(), cfg, 2000, 16)
+	if err != nil {
+		b.Fatalf("chain (recording %t): %v", recording, err)
+	}
+	return f
+}
+
+// BenchmarkRecordingLoad measures what recording every request's trace costs the chain's
+// throughput: anchor.Load's workload against the chain binary as `chain` runs by default
+// (recording) and with --record-traces=false, one after the other, their order swapped every
+// iteration. It reports both and what recording costs each throughput, in percent (issue 27's
+// target: at most 5). test/tracing's BenchmarkRecording measures one client's create+get time
+// instead, the same cost seen from a single request's latency.
+//
+//	go test -run '^$' -bench RecordingLoad -benchtime 4x ./cmd/chain
+func BenchmarkRecordingLoad(b *testing.B) {
+	var sums [2]loadSum // not recording, recording
+	for i := 0; i < b.N; i++ {
+		for _, recording := range [][2]bool{{false, true}, {true, false}}[i%2] {
+			f := loadChain(b, recording)
+			if recording {
+				sums[1].add(f)
+			} else {
+				sums[0].add(f)
+			}
+		}
+	}
+	sums[0].report(b, "off-", b.N)
+	sums[1].report(b, "on-", b.N)
+	b.ReportMetric(100*(1-sums[1].creates/sums[0].creates), "recording-creates-cost-%")
+	b.ReportMetric(100*(1-sums[1].gets/sums[0].gets), "recording-gets-cost-%")
 }
 
 type loadSum struct{ creates, gets, list, watch float64 }
