@@ -22,9 +22,11 @@ import (
 // stack what undoes it; if a step fails, the stack runs, last first, and start returns the
 // step's error. Once the servers run, their goroutine owns the stack: it runs it when they stop.
 func start(ctx context.Context, o CompletedOptions, p progress) (*Chain, error) {
-	// A higher GC target while starting (gc.go), restored on every way out.
-	restoreGC := relaxGC()
-	defer restoreGC()
+	// A higher GC target while starting (gc.go). However start ends, it says so; a second after
+	// the last start of the process has ended, start-up's garbage goes back to the OS and the
+	// target is restored (settleGC), in the background: it is a full collection.
+	startOver := relaxGC()
+	defer startOver()
 
 	s := &starter{parent: ctx, o: o, p: p}
 	for _, step := range []func() error{
@@ -48,10 +50,6 @@ func start(ctx context.Context, o CompletedOptions, p progress) (*Chain, error) 
 		}
 	}
 	s.chain.addons.Done() // start's own count (Chain.addons): the addons have joined
-
-	// Start-up's garbage goes back to the OS and the GC target is restored, in the background
-	// (settleGC): as the last thing, since it is a full collection.
-	restoreGC()
 	return s.chain, nil
 }
 
