@@ -29,6 +29,10 @@ type Trace struct {
 	// DroppedSpans counts the spans left out: past the ring's bound on spans per trace, or
 	// while the ring was over its memory bound.
 	DroppedSpans int `json:"droppedSpans,omitempty"`
+	// NotRecorded counts the requests the chain served, after the trace before this one, that
+	// it did not record: it records at most so many new requests a second once a burst of
+	// them has filled its ring (--record-traces-per-second).
+	NotRecorded int `json:"notRecorded,omitempty"`
 	// Update says the ring published this trace before, with a lower Seq: spans of another
 	// process arrived after it completed. A reader replaces what it had for TraceID.
 	Update bool `json:"update,omitempty"`

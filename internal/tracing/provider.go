@@ -92,7 +92,7 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 	if o.Report != nil {
 		opts = append(opts, sdktrace.WithSpanProcessor(reporter{o.Report}))
 	}
-	opts = append(opts, sdktrace.WithSampler(newSampler(rate, ring != nil || o.Report != nil)))
+	opts = append(opts, sdktrace.WithSampler(newSampler(rate, ring != nil || o.Report != nil, ring)))
 	return &Provider{TracerProvider: sdktrace.NewTracerProvider(opts...), ring: ring, ownsRing: owns, export: o.Export, enabled: true}, nil
 }
 

@@ -7,12 +7,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
 
-// RingOptions bound what a Ring holds. Zero fields take the defaults.
+// RingOptions bound what a Ring holds, and what it records. Zero fields take the defaults.
 type RingOptions struct {
 	// Traces is how many completed traces the ring keeps, and how many it follows at once while
 	// they are under way. Default 1000.
@@ -24,6 +25,11 @@ type RingOptions struct {
 	// the oldest completed traces make room, and a span that finds no room is counted, not
 	// kept. Default 16 MiB.
 	Bytes int
+	// PerSecond, if positive, bounds the requests the ring records once it has recorded a
+	// burst of Traces of them: at most PerSecond new requests a second, so that what recording
+	// costs a busy chain is bounded, as its memory is. The requests it passes over are counted
+	// (Trace.NotRecorded). Zero: every request.
+	PerSecond float64
 }
 
 func (o RingOptions) withDefaults() RingOptions {
@@ -53,7 +59,8 @@ func (o RingOptions) withDefaults() RingOptions {
 //
 // What it holds is bounded: Traces completed traces, as many under way, SpansPerTrace spans a
 // trace, and Bytes of spans (estimated, sizeOf) in all. So at most about Bytes of memory,
-// whatever the load; see RingOptions.
+// whatever the load; see RingOptions. With PerSecond, what it records is bounded too: under a
+// load beyond that rate it records a sample of the requests, and says how many it passed over.
 type Ring struct {
 	opts RingOptions
 
@@ -67,6 +74,13 @@ type Ring struct {
 	// changed is closed, and replaced, at every publication: Wait's signal.
 	changed chan struct{}
 	closed  bool
+
+	// The requests recorded, with PerSecond: a bucket of up to Traces tokens, one a request,
+	// refilled at PerSecond (admit); and those passed over since the last publication.
+	tokens      float64
+	refilled    time.Time
+	notRecorded int
+	now         func() time.Time // time.Now; a test's clock
 }
 
 // pending is a trace under way.
@@ -93,6 +107,8 @@ type kept struct {
 	skipped map[trace.SpanID]trace.SpanID
 	dropped int
 	bytes   int
+	// notRecorded: requests the ring passed over (PerSecond) between the trace before and this.
+	notRecorded int
 
 	once  sync.Once
 	recs  []*record
@@ -108,7 +124,7 @@ func (k *kept) built() *Trace {
 		if len(t.Spans) == 0 || strings.HasPrefix(t.Request.Path, PathPrefix) {
 			return
 		}
-		t.Seq, t.Update = k.seq, k.update
+		t.Seq, t.Update, t.NotRecorded = k.seq, k.update, k.notRecorded
 		k.trace = t
 	})
 	return k.trace
@@ -116,8 +132,35 @@ func (k *kept) built() *Trace {
 
 // NewRing returns an empty ring bounded by o.
 func NewRing(o RingOptions) *Ring {
-	return &Ring{opts: o.withDefaults(), pending: map[trace.TraceID]*pending{}, order: list.New(),
-		byID: map[trace.TraceID]*kept{}, changed: make(chan struct{})}
+	o = o.withDefaults()
+	return &Ring{opts: o, pending: map[trace.TraceID]*pending{}, order: list.New(),
+		byID: map[trace.TraceID]*kept{}, changed: make(chan struct{}),
+		tokens: float64(o.Traces), refilled: time.Now(), now: time.Now}
+}
+
+// admit says whether the ring records a request that starts a span of trace tid in this
+// process: always when it already follows the trace (the part of a recorded request that a
+// kubelet or the metrics server in this process serves); otherwise if the rate allows
+// (RingOptions.PerSecond). One it passes over is counted, and its spans are not made at all:
+// what a request not recorded costs is what it costs with recording off, nearly.
+func (r *Ring) admit(tid trace.TraceID) bool {
+	if r.opts.PerSecond <= 0 {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.pending[tid]; ok || r.closed {
+		return true
+	}
+	now := r.now()
+	r.tokens = min(float64(r.opts.Traces), r.tokens+now.Sub(r.refilled).Seconds()*r.opts.PerSecond)
+	r.refilled = now
+	if r.tokens < 1 {
+		r.notRecorded++
+		return false
+	}
+	r.tokens--
+	return true
 }
 
 // OnStart follows the span's trace if the span is a request's (a server span) or belongs to a
@@ -405,7 +448,9 @@ func (r *Ring) publish(p *pending, update bool) {
 		return
 	}
 	r.seq++
-	k := &kept{id: p.id, seq: r.seq, update: update, recs: p.recs, skipped: p.skipped, dropped: p.dropped, bytes: p.bytes}
+	k := &kept{id: p.id, seq: r.seq, update: update, recs: p.recs, skipped: p.skipped, dropped: p.dropped, bytes: p.bytes,
+		notRecorded: r.notRecorded}
+	r.notRecorded = 0
 	r.done = append(r.done, k)
 	r.byID[p.id] = k
 	for len(r.done) > r.opts.Traces {

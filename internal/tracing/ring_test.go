@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ import (
 // sdkRecorder is a provider that records every request into ring with the OpenTelemetry SDK, as
 // the chain's does when it also exports.
 func sdkRecorder(ring *Ring) trace.TracerProvider {
-	return sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(ring), sdktrace.WithSampler(newSampler(nil, true)))
+	return sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(ring), sdktrace.WithSampler(newSampler(nil, true, ring)))
 }
 
 // ownRecorder is the ring's own provider, the chain's when it only records.
@@ -117,6 +118,77 @@ func TestRingBounds(t *testing.T) {
 			t.Errorf("byte-bounded ring: %d traces, %d bytes", len(kept), small.bytes)
 		}
 	})
+}
+
+// TestRingRate: with PerSecond, the ring records a burst of Traces requests, then as many a
+// second as PerSecond allows; it makes no span of a request it passes over, counts it, and
+// says so with the next trace it publishes. A request that belongs to a trace it follows is
+// recorded whatever the rate.
+func TestRingRate(t *testing.T) {
+	forEachRecorder(t, func(t *testing.T, recordInto func(*Ring) trace.TracerProvider) {
+		ring := NewRing(RingOptions{Traces: 3, PerSecond: 2})
+		clock := time.Now()
+		ring.now = func() time.Time { return clock }
+		tp := recordInto(ring)
+		for i := range 5 {
+			request(tp, fmt.Sprintf("/api/v1/namespaces/burst%d", i), 1)
+		}
+		if got := ring.Since(0); len(got) != 3 || got[2].Request.Path != "/api/v1/namespaces/burst2" || got[2].NotRecorded != 0 {
+			t.Fatalf("after a burst of 5 into a ring of 3: %s", describe(got))
+		}
+		if ring.notRecorded != 2 {
+			t.Errorf("%d requests counted as not recorded, want 2", ring.notRecorded)
+		}
+		_, passed := tp.Tracer("test").Start(context.Background(), "GET", trace.WithSpanKind(trace.SpanKindServer))
+		if passed.IsRecording() {
+			t.Errorf("a request over the rate is recorded")
+		}
+
+		clock = clock.Add(time.Second) // room for two more
+		ctx, root := tp.Tracer("test").Start(context.Background(), "GET", trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(attribute.String("url.path", "/api/v1/nodes")))
+		// A request the recorded one caused, served here (a kubelet's), needs no room of its own.
+		caused := trace.ContextWithRemoteSpanContext(context.Background(), trace.SpanContextFromContext(ctx))
+		for range 3 {
+			_, kubelet := tp.Tracer("test").Start(caused, "GET /logs", trace.WithSpanKind(trace.SpanKindServer))
+			if !kubelet.IsRecording() {
+				t.Errorf("a request of a trace the ring follows is passed over")
+			}
+			kubelet.End()
+		}
+		root.End()
+		request(tp, "/api/v1/namespaces/after", 0)
+		request(tp, "/api/v1/namespaces/over", 0)
+		got := ring.Since(3)
+		if len(got) != 2 || got[0].Request.Path != "/api/v1/nodes" || got[1].Request.Path != "/api/v1/namespaces/after" {
+			t.Fatalf("a second later: %s", describe(got))
+		}
+		if got[0].NotRecorded != 3 || got[1].NotRecorded != 0 {
+			t.Errorf("not recorded before each: %d, %d; want 3 (two of the burst, one over the rate), 0", got[0].NotRecorded, got[1].NotRecorded)
+		}
+		if n := len(got[0].Spans[0].Children); n != 3 {
+			t.Errorf("the request has %d spans below it, want its 3 kubelet requests", n)
+		}
+
+		// Without PerSecond, every request.
+		all := NewRing(RingOptions{Traces: 3})
+		tp = recordInto(all)
+		for i := range 5 {
+			request(tp, fmt.Sprintf("/api/v1/namespaces/n%d", i), 0)
+		}
+		if got := all.Since(0); len(got) != 3 || got[2].Seq != 5 || all.notRecorded != 0 {
+			t.Errorf("a ring without a rate: %s, %d not recorded", describe(got), all.notRecorded)
+		}
+	})
+}
+
+// describe lists traces by seq and path, for a failure.
+func describe(traces []*Trace) string {
+	var b strings.Builder
+	for _, tr := range traces {
+		fmt.Fprintf(&b, "[%d %s not-recorded=%d] ", tr.Seq, tr.Request.Path, tr.NotRecorded)
+	}
+	return fmt.Sprintf("%d traces: %s", len(traces), b.String())
 }
 
 // TestWaitWakes: a follower waiting on the ring gets the next trace as it is published, and

@@ -83,7 +83,7 @@ func (t *ringTracer) start(ctx context.Context, name string, kind trace.SpanKind
 	}
 	sc.SpanID = newSpanID()
 	kind = trace.ValidateSpanKind(kind) // none said: internal
-	decision := followParent(parent, kind, attrs, true)
+	decision := admitted(followParent(parent, kind, attrs, true), kind, t.provider.ring, sc.TraceID)
 	if decision == sdktrace.RecordAndSample {
 		sc.TraceFlags |= trace.FlagsSampled
 	}

@@ -16,12 +16,15 @@ import (
 // as the caller decided (ParentBased). Such a span is sampled: its trace flags say so to the
 // processes the request goes on to, and the batch processor exports it.
 //
-// Recording keeps more: every request, sampled or not. A request the export leaves out is
-// RecordOnly: recorded (the ring sees it end) but not sampled (nothing exports it, and the
-// processes downstream are told not to). Only requests are kept, so only server spans and the
-// descendants of recorded spans are recorded; the chain's background work (an informer's
-// watch, etcd's lease keep-alives) is not, when not exported.
+// Recording keeps more: every request, sampled or not (with the ring's PerSecond, as many as
+// that rate lets in: admitted). A request the export leaves out is RecordOnly: recorded (the
+// ring sees it end) but not sampled (nothing exports it, and the processes downstream are told
+// not to). Only requests are kept, so only server spans and the descendants of recorded spans
+// are recorded; the chain's background work (an informer's watch, etcd's lease keep-alives) is
+// not, when not exported.
 type sampler struct {
+	// ring, if set, may pass a request over (admitted).
+	ring   *Ring
 	export sdktrace.Sampler
 	// followOnly: the export samples only what the caller sampled (no rate): the sampler
 	// decides that itself, without asking export, which would look for the parent again.
@@ -29,13 +32,13 @@ type sampler struct {
 	record     bool
 }
 
-func newSampler(ratePerMillion *int32, record bool) sampler {
+func newSampler(ratePerMillion *int32, record bool, ring *Ring) sampler {
 	root := sdktrace.NeverSample() // kube-apiserver's default: follow the caller, start nothing
 	followOnly := true
 	if ratePerMillion != nil && *ratePerMillion > 0 {
 		root, followOnly = sdktrace.TraceIDRatioBased(float64(*ratePerMillion)/1e6), false
 	}
-	return sampler{export: sdktrace.ParentBased(root), followOnly: followOnly, record: record}
+	return sampler{export: sdktrace.ParentBased(root), followOnly: followOnly, record: record, ring: ring}
 }
 
 // ShouldSample runs for every span of the process: it looks for the parent span once.
@@ -45,11 +48,22 @@ func (s sampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingRe
 	if !s.followOnly && !(p.Kind == trace.SpanKindServer && ownPath(p.Attributes)) {
 		result := s.export.ShouldSample(p)
 		if result.Decision == sdktrace.Drop && s.record && (p.Kind == trace.SpanKindServer || parent.IsRecording()) {
-			result.Decision = sdktrace.RecordOnly
+			result.Decision = admitted(sdktrace.RecordOnly, p.Kind, s.ring, p.TraceID)
 		}
 		return result
 	}
-	return sdktrace.SamplingResult{Decision: followParent(parent, p.Kind, p.Attributes, s.record), Tracestate: psc.TraceState()}
+	decision := admitted(followParent(parent, p.Kind, p.Attributes, s.record), p.Kind, s.ring, p.TraceID)
+	return sdktrace.SamplingResult{Decision: decision, Tracestate: psc.TraceState()}
+}
+
+// admitted is decision, unless it records a request only for the ring (RecordOnly, a server
+// span) and the ring, at its rate, passes the request over (Ring.admit). A request the export
+// samples is always recorded.
+func admitted(decision sdktrace.SamplingDecision, kind trace.SpanKind, ring *Ring, tid trace.TraceID) sdktrace.SamplingDecision {
+	if decision == sdktrace.RecordOnly && kind == trace.SpanKindServer && ring != nil && !ring.admit(tid) {
+		return sdktrace.Drop
+	}
+	return decision
 }
 
 // followParent is the decision when the export samples only what the caller sampled, as
