@@ -97,7 +97,9 @@ type Environment struct {
 
 	// RecordTraces keeps the most recent requests' traces in the chain's memory, as the chain
 	// command does by default, for `chain trace` and /debug/apichain/traces. Off by default: a
-	// test suite's control plane spends nothing on it unless asked.
+	// test suite's control plane spends nothing on it unless asked. Every request is recorded,
+	// however fast they come (the chain command's rate, --record-traces-per-second, does not
+	// apply): a test looks for the traces of its own.
 	RecordTraces bool
 
 	// Progress, if set, receives the chain's start-up progress, one line per stage, as the
@@ -241,7 +243,7 @@ func (e *Environment) options() *chain.Options {
 	o.UnsafeNoFsync = true // a test control plane, as envtest runs etcd
 	o.StartTimeout = e.ControlPlaneStartTimeout
 	o.Metrics = chain.MetricsOff
-	o.RecordTraces = e.RecordTraces
+	o.RecordTraces, o.RecordTracesPerSecond = e.RecordTraces, 0
 	// A stop ends every watch cleanly either way; spreading their ends, so that the clients of
 	// one of several instances re-watch the others gradually, is for clusters. Here it only
 	// made a Stop wait (at 200 watches a second: the servers' own informers' watches, 5 ms

@@ -110,6 +110,10 @@ type Options struct {
 	// RecordTraces keeps the most recent requests' traces in memory, bounded, for `chain trace`
 	// and /debug/apichain/traces (internal/tracing).
 	RecordTraces bool
+	// RecordTracesPerSecond bounds what recording costs a busy chain: once it has recorded a
+	// burst of requests as large as its ring (1,000), it records at most this many new requests
+	// a second, and counts those it passes over. 0 records every request.
+	RecordTracesPerSecond float64
 	// TracingConfigFile is kube-apiserver's --tracing-config-file: a TracingConfiguration
 	// (apiserver.config.k8s.io) whose endpoint receives the chain's spans over OTLP/gRPC,
 	// sampled at its samplingRatePerMillion.
@@ -157,6 +161,9 @@ func NewOptions() *Options {
 		NodeCIDRMaskSize: 24,
 		Controllers:      []string{"*"},
 		RecordTraces:     true,
+		// A hundred a second is more than a reader can follow (`chain trace`, the page), and
+		// bounds recording's cost to a loaded chain to a few percent (docs/performance.md).
+		RecordTracesPerSecond: 100,
 		// kube-apiserver's defaults (k8s.io/apiserver pkg/server/options): a concurrency limit
 		// of 600 under API Priority and Fairness.
 		EnablePriorityAndFairness:   true,
@@ -212,6 +219,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 
 	fs = fss.FlagSet("traces")
 	fs.BoolVar(&o.RecordTraces, "record-traces", o.RecordTraces, "Keep the most recent requests' traces in memory (bounded), for `chain trace` and /debug/apichain/traces.")
+	fs.Float64Var(&o.RecordTracesPerSecond, "record-traces-per-second", o.RecordTracesPerSecond, "With --record-traces: once a burst of 1000 requests has been recorded, record at most this many new requests a second, so that recording costs a busy chain little; `chain trace` says how many it passed over. 0 records every request.")
 	// kube-apiserver's name and help text (k8s.io/apiserver pkg/server/options/tracing.go).
 	fs.StringVar(&o.TracingConfigFile, "tracing-config-file", o.TracingConfigFile, "File with apiserver tracing configuration.")
 
@@ -332,6 +340,9 @@ func (o CompletedOptions) Validate() []error {
 	}
 	if o.RequestTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout %v must be positive", o.RequestTimeout))
+	}
+	if o.RecordTracesPerSecond < 0 {
+		errs = append(errs, fmt.Errorf("--record-traces-per-second %v must not be negative", o.RecordTracesPerSecond))
 	}
 	if o.EtcdCompactionInterval < 0 {
 		errs = append(errs, fmt.Errorf("--etcd-compaction-interval %v must not be negative", o.EtcdCompactionInterval))

@@ -25,7 +25,8 @@ func newTracing(o CompletedOptions, instanceID string) (*tracing.Provider, error
 		}
 		export = c
 	}
-	return tracing.New(context.Background(), tracing.Options{InstanceID: instanceID, Record: o.RecordTraces, Export: export})
+	return tracing.New(context.Background(), tracing.Options{InstanceID: instanceID, Record: o.RecordTraces,
+		RingOptions: tracing.RingOptions{PerSecond: o.RecordTracesPerSecond}, Export: export})
 }
 
 // applyTracing puts the provider where k8s.io/apiserver looks for it, as kube-apiserver's
