@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,41 @@ func TestTracePrintsUpdatesAgain(t *testing.T) {
 	if len(summaries) != 2 || strings.Contains(summaries[0], marker) || !strings.HasSuffix(summaries[1], marker) ||
 		!strings.Contains(got, "metrics-server [metrics-server]") {
 		t.Errorf("printed:\n%s\nwant the trace twice, the second time with the late span and %q", got, marker)
+	}
+}
+
+// Requests the chain passed over under load (Trace.NotRecorded) are told before the next
+// request printed, those told by traces the filters left out included.
+func TestTraceSaysWhatWasNotRecorded(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	trace := func(seq uint64, path string, notRecorded int) *tracing.Trace {
+		return &tracing.Trace{TraceID: fmt.Sprint("t", seq), Seq: seq, Start: start, DurationMs: 1, NotRecorded: notRecorded,
+			Request: tracing.Request{Verb: "get", Path: path, Code: 200},
+			Spans:   []*tracing.Span{{SpanID: fmt.Sprint("s", seq), Name: "GET", Service: "apichain", Start: start, DurationMs: 1}}}
+	}
+	var out strings.Builder
+	p := newTracePrinter(&out)
+	for _, c := range []struct {
+		t     *tracing.Trace
+		shown bool
+	}{
+		{trace(1, "/api/v1/pods", 0), true},
+		{trace(2, "/api/v1/nodes", 7), false},
+		{trace(3, "/api/v1/pods", 5), true},
+		{trace(4, "/api/v1/pods", 0), true},
+	} {
+		p.remember(c.t)
+		if c.shown {
+			p.print(c.t)
+		}
+	}
+	got := out.String()
+	note := "… 12 requests not recorded (under load, the chain records at most --record-traces-per-second)"
+	if strings.Count(got, "not recorded") != 1 || !strings.Contains(got, note) {
+		t.Fatalf("want one note %q, got:\n%s", note, got)
+	}
+	before, after, _ := strings.Cut(got, note)
+	if strings.Count(before, "get /api/v1/pods") != 1 || strings.Count(after, "get /api/v1/pods") != 2 {
+		t.Errorf("the note is not just before the request after the ones passed over:\n%s", got)
 	}
 }

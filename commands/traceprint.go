@@ -24,6 +24,9 @@ type tracePrinter struct {
 	seen   map[string]*tracing.Trace // by trace ID, at most keepSeen
 	order  []string                  // trace IDs, oldest first
 	causes map[string][]*tracing.Trace
+	// notRecorded adds up what the traces seen since the last one printed say the chain did
+	// not record (Trace.NotRecorded), for a note before the next one printed.
+	notRecorded int
 }
 
 const keepSeen = 512
@@ -34,6 +37,7 @@ func newTracePrinter(out io.Writer) *tracePrinter {
 
 // remember notes t, so that the request whose hop caused it shows it.
 func (p *tracePrinter) remember(t *tracing.Trace) {
+	p.notRecorded += t.NotRecorded
 	if _, ok := p.seen[t.TraceID]; !ok {
 		p.order = append(p.order, t.TraceID)
 	}
@@ -58,6 +62,10 @@ func (p *tracePrinter) remember(t *tracing.Trace) {
 
 // print writes t: its summary line, then its hops.
 func (p *tracePrinter) print(t *tracing.Trace) {
+	if p.notRecorded > 0 {
+		fmt.Fprintf(p.out, "… %d requests not recorded (under load, the chain records at most --record-traces-per-second)\n\n", p.notRecorded)
+		p.notRecorded = 0
+	}
 	fmt.Fprintln(p.out, summaryLine(t))
 	rows := p.rows(t, t.Start, t.Spans, "  ", true, map[string]bool{t.TraceID: true})
 	width := 0

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/apichain/apichain/chaintest"
 	"github.com/apichain/apichain/internal/tracing"
@@ -89,13 +91,13 @@ type traceChain struct {
 	nobodyCS kubernetes.Interface
 }
 
-func startTraceChain(t *testing.T) *traceChain {
+func startTraceChain(t *testing.T, mods ...func(*chain.Options)) *traceChain {
 	t.Helper()
-	env := testchain.Environment(func(o *chain.Options) {
+	env := testchain.Environment(append([]func(*chain.Options){func(o *chain.Options) {
 		o.RecordTraces = true
 		o.Metrics = chain.MetricsOff
 		o.Nodes = 0
-	})
+	}}, mods...)...)
 	if _, err := env.Start(); err != nil {
 		t.Fatalf("starting chain: %v", err)
 	}
@@ -331,6 +333,64 @@ func TestTrace(t *testing.T) {
 	})
 
 	t.Run("page", func(t *testing.T) { testTracePage(t, c) })
+}
+
+// TestTraceUnderLoad: once a chain has recorded a burst of requests the size of its ring (1,000),
+// it records at most --record-traces-per-second new ones a second, and `chain trace` says how
+// many it passed over.
+func TestTraceUnderLoad(t *testing.T) {
+	c := startTraceChain(t, func(o *chain.Options) { o.RecordTracesPerSecond = 5 })
+	cfg := rest.CopyConfig(c.Admin)
+	cfg.QPS = -1 // no client-side rate limit: the requests must come faster than the chain records them
+	client := kubernetes.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	requests := make(chan struct{})
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range requests {
+				if _, err := client.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{}); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 1200 {
+		requests <- struct{}{}
+	}
+	close(requests)
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A request of its own, again until the chain has room to record one (at 5 a second, soon).
+	const path = "/api/v1/namespaces/default/configmaps/under-load"
+	var out string
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		if _, err := client.CoreV1().ConfigMaps("default").Get(ctx, "under-load", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return false, fmt.Errorf("get under-load: %v, want NotFound", err)
+		}
+		out = runTrace(t, c.KubeconfigPath, "--last", "1", "--path", path)
+		return strings.Contains(out, "get "+path), nil
+	}); err != nil {
+		t.Fatalf("no trace of %s: %v; last output:\n%s", path, err, out)
+	}
+	m := regexp.MustCompile(`(?m)^… (\d+) requests not recorded \(under load, the chain records at most --record-traces-per-second\)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no note of the requests not recorded before the request:\n%s", out)
+	}
+	// Of 1,200 and more requests (the chain's own controllers make some), the ring recorded the
+	// first 1,000 and those the rate let in meanwhile.
+	if n, _ := strconv.Atoi(m[1]); n < 100 {
+		t.Errorf("%d requests not recorded, want the most of the 200 past the burst", n)
+	}
+	if !strings.HasPrefix(out, m[0]) {
+		t.Errorf("the note does not come before the request:\n%s", out)
+	}
 }
 
 // runTrace runs `chain trace args...` to its end and returns its standard output.

@@ -124,6 +124,7 @@ function draw(t) {
   const r = t.request;
   detail.append(el("h2", {}, `${r.verb || ""} ${r.path} → ${r.code || "?"} (${r.server || "?"}) by ${r.user || "?"} in ${ms(t.durationMs)}`));
   if (t.droppedSpans) detail.append(el("p", { class: "hint" }, `${t.droppedSpans} spans of this request were not kept.`));
+  if (t.notRecorded) detail.append(el("p", { class: "hint" }, `${t.notRecorded} requests served just before this one were not recorded: under load, the chain records at most --record-traces-per-second.`));
   const head = el("tr", {}, el("th", {}, "hop"), ...LANES.map(([, label]) => el("th", {}, label)), el("th", {}, "time"));
   const body = el("tbody");
   const start = Date.parse(t.start);
