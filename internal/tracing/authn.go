@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 )
 
@@ -30,7 +31,8 @@ type authnRecordKey struct{}
 type authnRecord struct {
 	start, end    time.Time
 	authenticator string
-	user, groups  string
+	// who it found, made into attributes only if the request is recorded (emitAuthentication)
+	who user.Info
 	// details are what the authenticator adds (a front proxy: whom it trusted, which headers).
 	details  []attribute.KeyValue
 	accepted bool
@@ -64,7 +66,7 @@ func RecordAuthentication(inner authenticator.Request, unnamed string) authentic
 		rec.end = time.Now()
 		if ok && resp != nil && resp.User != nil {
 			rec.accepted = true
-			rec.user, rec.groups = resp.User.GetName(), strings.Join(resp.User.GetGroups(), ",")
+			rec.who = resp.User
 			if rec.authenticator == "" {
 				rec.authenticator = unnamed
 			}
@@ -93,8 +95,8 @@ func emitAuthentication(ctx context.Context) {
 	rec.emitted = true
 	attrs := append([]attribute.KeyValue{
 		attribute.String(AttrAuthenticator, rec.authenticator),
-		attribute.String(AttrUser, rec.user),
-		attribute.String(AttrGroups, rec.groups)}, rec.details...)
+		attribute.String(AttrUser, rec.who.GetName()),
+		attribute.String(AttrGroups, strings.Join(rec.who.GetGroups(), ","))}, rec.details...)
 	if own, ok := trace.SpanFromContext(ctx).TracerProvider().(*ringProvider); ok { // without the options' allocations
 		_, span := own.tracer.start(ctx, SpanAuthentication, trace.SpanKindInternal, false, attrs, true, nil, rec.start)
 		span.(*ringSpan).endAt(rec.end)

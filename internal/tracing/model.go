@@ -30,8 +30,8 @@ type Trace struct {
 	// while the ring was over its memory bound.
 	DroppedSpans int `json:"droppedSpans,omitempty"`
 	// NotRecorded counts the requests the chain served, after the trace before this one, that
-	// it did not record: it records at most so many new requests a second once a burst of
-	// them has filled its ring (--record-traces-per-second).
+	// it did not record: it records at most so many new requests a second
+	// (--record-traces-per-second).
 	NotRecorded int `json:"notRecorded,omitempty"`
 	// Update says the ring published this trace before, with a lower Seq: spans of another
 	// process arrived after it completed. A reader replaces what it had for TraceID.

@@ -25,8 +25,8 @@ type RingOptions struct {
 	// the oldest completed traces make room, and a span that finds no room is counted, not
 	// kept. Default 16 MiB.
 	Bytes int
-	// PerSecond, if positive, bounds the requests the ring records once it has recorded a
-	// burst of Traces of them: at most PerSecond new requests a second, so that what recording
+	// PerSecond, if positive, bounds the requests the ring records from StartLimiting on: at
+	// most PerSecond new requests a second, and a burst of as many, so that what recording
 	// costs a busy chain is bounded, as its memory is. The requests it passes over are counted
 	// (Trace.NotRecorded). Zero: every request.
 	PerSecond float64
@@ -75,8 +75,10 @@ type Ring struct {
 	changed chan struct{}
 	closed  bool
 
-	// The requests recorded, with PerSecond: a bucket of up to Traces tokens, one a request,
-	// refilled at PerSecond (admit); and those passed over since the last publication.
+	// The requests recorded, with PerSecond and once limiting: a bucket of up to a second's
+	// worth of tokens, one a request, refilled at PerSecond (admit); and the requests passed
+	// over since the last publication.
+	limiting    bool
 	tokens      float64
 	refilled    time.Time
 	notRecorded int
@@ -132,11 +134,21 @@ func (k *kept) built() *Trace {
 
 // NewRing returns an empty ring bounded by o.
 func NewRing(o RingOptions) *Ring {
-	o = o.withDefaults()
-	return &Ring{opts: o, pending: map[trace.TraceID]*pending{}, order: list.New(),
-		byID: map[trace.TraceID]*kept{}, changed: make(chan struct{}),
-		tokens: float64(o.Traces), refilled: time.Now(), now: time.Now}
+	return &Ring{opts: o.withDefaults(), pending: map[trace.TraceID]*pending{}, order: list.New(),
+		byID: map[trace.TraceID]*kept{}, changed: make(chan struct{}), now: time.Now}
 }
+
+// StartLimiting applies RingOptions.PerSecond from now on, with a full bucket. Until then the
+// ring records every request: the chain calls it once it has started, so that its own start,
+// bounded work, is recorded whole, and the first requests made of it find room.
+func (r *Ring) StartLimiting() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.limiting, r.tokens, r.refilled = true, r.burst(), r.now()
+}
+
+// burst is the bucket's size: a second's worth, and room for one request at least.
+func (r *Ring) burst() float64 { return max(1, r.opts.PerSecond) }
 
 // admit says whether the ring records a request that starts a span of trace tid in this
 // process: always when it already follows the trace (the part of a recorded request that a
@@ -149,11 +161,11 @@ func (r *Ring) admit(tid trace.TraceID) bool {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.pending[tid]; ok || r.closed {
+	if _, ok := r.pending[tid]; ok || r.closed || !r.limiting {
 		return true
 	}
 	now := r.now()
-	r.tokens = min(float64(r.opts.Traces), r.tokens+now.Sub(r.refilled).Seconds()*r.opts.PerSecond)
+	r.tokens = min(r.burst(), r.tokens+now.Sub(r.refilled).Seconds()*r.opts.PerSecond)
 	r.refilled = now
 	if r.tokens < 1 {
 		r.notRecorded++

@@ -120,28 +120,35 @@ func TestRingBounds(t *testing.T) {
 	})
 }
 
-// TestRingRate: with PerSecond, the ring records a burst of Traces requests, then as many a
-// second as PerSecond allows; it makes no span of a request it passes over, counts it, and
-// says so with the next trace it publishes. A request that belongs to a trace it follows is
-// recorded whatever the rate.
+// TestRingRate: with PerSecond, the ring records every request until StartLimiting; from then
+// on a burst of a second's worth, and then as many a second as PerSecond allows. It makes no
+// span of a request it passes over, counts it, and says so with the next trace it publishes.
+// A request that belongs to a trace it follows is recorded whatever the rate.
 func TestRingRate(t *testing.T) {
 	forEachRecorder(t, func(t *testing.T, recordInto func(*Ring) trace.TracerProvider) {
-		ring := NewRing(RingOptions{Traces: 3, PerSecond: 2})
+		ring := NewRing(RingOptions{Traces: 10, PerSecond: 2})
 		clock := time.Now()
 		ring.now = func() time.Time { return clock }
 		tp := recordInto(ring)
+		for i := range 5 { // starting: every request
+			request(tp, fmt.Sprintf("/api/v1/namespaces/start%d", i), 0)
+		}
+		ring.StartLimiting()
 		for i := range 5 {
 			request(tp, fmt.Sprintf("/api/v1/namespaces/burst%d", i), 1)
 		}
-		if got := ring.Since(0); len(got) != 3 || got[2].Request.Path != "/api/v1/namespaces/burst2" || got[2].NotRecorded != 0 {
-			t.Fatalf("after a burst of 5 into a ring of 3: %s", describe(got))
+		if got := ring.Since(0); len(got) != 7 || got[6].Request.Path != "/api/v1/namespaces/burst1" || got[6].NotRecorded != 0 {
+			t.Fatalf("5 requests starting, then 5 limited to 2 a second: %s", describe(got))
 		}
-		if ring.notRecorded != 2 {
-			t.Errorf("%d requests counted as not recorded, want 2", ring.notRecorded)
+		if ring.notRecorded != 3 {
+			t.Errorf("%d requests counted as not recorded, want 3", ring.notRecorded)
 		}
-		_, passed := tp.Tracer("test").Start(context.Background(), "GET", trace.WithSpanKind(trace.SpanKindServer))
+		passedCtx, passed := tp.Tracer("test").Start(context.Background(), "GET", trace.WithSpanKind(trace.SpanKindServer))
 		if passed.IsRecording() {
 			t.Errorf("a request over the rate is recorded")
+		}
+		if _, step := tp.Tracer("test").Start(passedCtx, "Get"); step.IsRecording() {
+			t.Errorf("a step of a request not recorded is recorded")
 		}
 
 		clock = clock.Add(time.Second) // room for two more
@@ -159,12 +166,12 @@ func TestRingRate(t *testing.T) {
 		root.End()
 		request(tp, "/api/v1/namespaces/after", 0)
 		request(tp, "/api/v1/namespaces/over", 0)
-		got := ring.Since(3)
+		got := ring.Since(7)
 		if len(got) != 2 || got[0].Request.Path != "/api/v1/nodes" || got[1].Request.Path != "/api/v1/namespaces/after" {
 			t.Fatalf("a second later: %s", describe(got))
 		}
-		if got[0].NotRecorded != 3 || got[1].NotRecorded != 0 {
-			t.Errorf("not recorded before each: %d, %d; want 3 (two of the burst, one over the rate), 0", got[0].NotRecorded, got[1].NotRecorded)
+		if got[0].NotRecorded != 4 || got[1].NotRecorded != 0 {
+			t.Errorf("not recorded before each: %d, %d; want 4 (three past the burst, one more), 0", got[0].NotRecorded, got[1].NotRecorded)
 		}
 		if n := len(got[0].Spans[0].Children); n != 3 {
 			t.Errorf("the request has %d spans below it, want its 3 kubelet requests", n)
@@ -172,6 +179,7 @@ func TestRingRate(t *testing.T) {
 
 		// Without PerSecond, every request.
 		all := NewRing(RingOptions{Traces: 3})
+		all.StartLimiting()
 		tp = recordInto(all)
 		for i := range 5 {
 			request(tp, fmt.Sprintf("/api/v1/namespaces/n%d", i), 0)

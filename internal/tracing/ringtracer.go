@@ -59,6 +59,12 @@ type ringTracer struct {
 // Start starts a span as a child of the span in ctx (none with trace.WithNewRoot): recorded if
 // the sampler's rule says so, followed by the ring if it belongs to a request.
 func (t *ringTracer) Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	if q, ok := trace.SpanFromContext(ctx).(*quietSpan); ok {
+		// Below a span not recorded (a request the ring passed over, the ring's own, background
+		// work), nothing is: the span there stands for the steps below it too, as the no-op
+		// provider's does, and the step costs no more than with recording off.
+		return ctx, q
+	}
 	cfg := trace.NewSpanStartConfig(opts...)
 	// The options' attributes are a slice made for this call: the span keeps it as its own
 	// rather than copy it (k8s.io/apiserver's and otelhttp's spans come this way).

@@ -110,9 +110,9 @@ type Options struct {
 	// RecordTraces keeps the most recent requests' traces in memory, bounded, for `chain trace`
 	// and /debug/apichain/traces (internal/tracing).
 	RecordTraces bool
-	// RecordTracesPerSecond bounds what recording costs a busy chain: once it has recorded a
-	// burst of requests as large as its ring (1,000), it records at most this many new requests
-	// a second, and counts those it passes over. 0 records every request.
+	// RecordTracesPerSecond bounds what recording costs a busy chain: once started, it records
+	// at most this many new requests a second (and a burst of as many), and counts those it
+	// passes over. 0 records every request.
 	RecordTracesPerSecond float64
 	// TracingConfigFile is kube-apiserver's --tracing-config-file: a TracingConfiguration
 	// (apiserver.config.k8s.io) whose endpoint receives the chain's spans over OTLP/gRPC,
@@ -219,7 +219,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 
 	fs = fss.FlagSet("traces")
 	fs.BoolVar(&o.RecordTraces, "record-traces", o.RecordTraces, "Keep the most recent requests' traces in memory (bounded), for `chain trace` and /debug/apichain/traces.")
-	fs.Float64Var(&o.RecordTracesPerSecond, "record-traces-per-second", o.RecordTracesPerSecond, "With --record-traces: once a burst of 1000 requests has been recorded, record at most this many new requests a second, so that recording costs a busy chain little; `chain trace` says how many it passed over. 0 records every request.")
+	fs.Float64Var(&o.RecordTracesPerSecond, "record-traces-per-second", o.RecordTracesPerSecond, "With --record-traces: once the chain has started, record at most this many new requests a second (and a burst of as many), so that recording costs a busy chain little; `chain trace` says how many it passed over. 0 records every request.")
 	// kube-apiserver's name and help text (k8s.io/apiserver pkg/server/options/tracing.go).
 	fs.StringVar(&o.TracingConfigFile, "tracing-config-file", o.TracingConfigFile, "File with apiserver tracing configuration.")
 

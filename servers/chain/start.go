@@ -43,6 +43,7 @@ func start(ctx context.Context, o CompletedOptions, p progress) (*Chain, error) 
 		s.writeKubeconfig,
 		s.waitReady,
 		s.startAddons,
+		s.limitRecording,
 	} {
 		if err := step(); err != nil {
 			s.undo.run()
@@ -285,6 +286,16 @@ func (s *starter) waitReady() error {
 		return err
 	}
 	s.p.printf("ready: /readyz ok")
+	return nil
+}
+
+// limitRecording bounds what the chain records from now on (--record-traces-per-second): its
+// start, bounded work, is recorded whole, and the first requests made of the started chain find
+// room.
+func (s *starter) limitRecording() error {
+	if ring := s.completed.tracing.Ring(); ring != nil {
+		ring.StartLimiting()
+	}
 	return nil
 }
 
