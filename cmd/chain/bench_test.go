@@ -163,8 +163,8 @@ func loadChain(b *testing.B, flags ...string) anchor.LoadFigures {
 
 // BenchmarkRecordingLoad measures what recording traces costs the chain's throughput:
 // anchor.Load's workload against the chain binary three ways, one after the other, their order
-// turned every iteration: as `chain` runs by default (recording, past a burst of 1,000
-// requests at most 100 new ones a second), recording every request
+// turned every iteration: as `chain` runs by default (recording, once started, at most 100 new
+// requests a second), recording every request
 // (--record-traces-per-second=0), and not recording (--record-traces=false). It reports each,
 // and what recording costs each throughput, in percent (issue 27's target: at most 5).
 // test/tracing's BenchmarkRecording measures one client's create+get time instead: the cost
