@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -138,14 +139,35 @@ func (p *Provider) Export() *tracingapi.TracingConfiguration { return p.export }
 // Enabled says whether anything is recorded or exported: the chain adds its wrappers only then.
 func (p *Provider) Enabled() bool { return p.enabled }
 
-// Shutdown exports what is left to export and closes the provider's own ring. k8s.io/apiserver
-// calls it as each server it was given to stops; after the first, it does nothing.
+// ShutdownWait bounds how long a stopping provider waits to export what is left. The OTLP
+// exporter retries a collector it cannot reach for a minute, and k8s.io/apiserver shuts the
+// provider down without a deadline (kube-apiserver waits that minute): a chain told to stop
+// while its collector is away would hang. Spans still unsent after it are dropped.
+const ShutdownWait = 2 * time.Second
+
+// Shutdown exports what is left to export, for at most ShutdownWait, and closes the provider's
+// own ring. k8s.io/apiserver calls it as each server it was given to stops (and logs the error);
+// after the first, it does nothing.
 func (p *Provider) Shutdown(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, ShutdownWait)
+	defer cancel()
 	err := p.TracerProvider.Shutdown(ctx)
 	if p.ownsRing {
 		p.ring.Close()
 	}
+	if errors.Is(err, context.DeadlineExceeded) && p.export != nil {
+		return fmt.Errorf("the collector at %s did not take the last spans within %v; they were dropped: %w", endpoint(p.export), ShutdownWait, err)
+	}
 	return err
+}
+
+// endpoint is where c sends spans: its endpoint, or OTLP/gRPC's default, as the exporter
+// takes it.
+func endpoint(c *tracingapi.TracingConfiguration) string {
+	if c.Endpoint != nil {
+		return *c.Endpoint
+	}
+	return "localhost:4317"
 }
 
 // ReadConfigFile reads and validates a kube-apiserver --tracing-config-file
