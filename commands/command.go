@@ -58,7 +58,25 @@ with an embedded etcd, and writes an admin kubeconfig for kubectl and client-go.
 		cmd.Flags().AddFlagSet(fs)
 	}
 	cmd.AddCommand(metrics.NewCommand(), newEtcdctlCommand(), newAPIServiceCommand(), newTraceCommand())
+	// cliflag's help and usage print the chain's flags in their named sets. Subcommands inherit
+	// a parent's help and usage, so those with flags of their own and no help of their own
+	// (trace, etcdctl, apiservice) keep cobra's, which print their flags.
+	ownHelp, ownUsage := cmd.HelpFunc(), cmd.UsageFunc()
 	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
 	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
+	chainHelp, chainUsage := cmd.HelpFunc(), cmd.UsageFunc()
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c == cmd {
+			chainHelp(c, args)
+			return
+		}
+		ownHelp(c, args)
+	})
+	cmd.SetUsageFunc(func(c *cobra.Command) error {
+		if c == cmd {
+			return chainUsage(c)
+		}
+		return ownUsage(c)
+	})
 	return cmd
 }

@@ -218,8 +218,8 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 
 	fs = fss.FlagSet("traces")
-	fs.BoolVar(&o.RecordTraces, "record-traces", o.RecordTraces, "Keep the most recent requests' traces in memory (bounded), for `chain trace` and /debug/apichain/traces.")
-	fs.Float64Var(&o.RecordTracesPerSecond, "record-traces-per-second", o.RecordTracesPerSecond, "With --record-traces: once the chain has started, record at most this many new requests a second (and a burst of as many), so that recording costs a busy chain little; `chain trace` says how many it passed over. 0 records every request.")
+	fs.BoolVar(&o.RecordTraces, "record-traces", o.RecordTraces, "Keep the most recent requests' traces in memory (bounded), for 'chain trace' and /debug/apichain/traces.")
+	fs.Float64Var(&o.RecordTracesPerSecond, "record-traces-per-second", o.RecordTracesPerSecond, "With --record-traces: once the chain has started, record at most this many new requests a second (and a burst of as many), so that recording costs a busy chain little; 'chain trace' says how many it passed over. 0 records every request.")
 	// kube-apiserver's name and help text (k8s.io/apiserver pkg/server/options/tracing.go).
 	fs.StringVar(&o.TracingConfigFile, "tracing-config-file", o.TracingConfigFile, "File with apiserver tracing configuration.")
 
