@@ -251,8 +251,8 @@ type externalEtcd struct {
 func startExternalEtcd(t *testing.T, mods ...func(*embed.Config)) *externalEtcd {
 	t.Helper()
 	x := &externalEtcd{dir: t.TempDir(), mods: mods}
-	x.clientURL = url.URL{Scheme: "http", Host: freeAddr(t)}
-	x.peerURL = url.URL{Scheme: "http", Host: freeAddr(t)}
+	x.clientURL = url.URL{Scheme: "http", Host: testchain.FreeAddress(t)}
+	x.peerURL = url.URL{Scheme: "http", Host: testchain.FreeAddress(t)}
 	x.start(t)
 	t.Cleanup(x.stop)
 	return x
@@ -293,15 +293,4 @@ func (x *externalEtcd) stop() {
 		x.e.Close()
 		x.e = nil
 	}
-}
-
-// freeAddr is a loopback address with a port free at the time of the call.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

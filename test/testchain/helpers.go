@@ -3,6 +3,7 @@ package testchain
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -60,4 +61,16 @@ func KubectlInput(t testing.TB, c *chain.Chain, stdin string, args ...string) (s
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
 	return out.String(), err
+}
+
+// FreeAddress is a loopback address with a port free at the time of the call (the kernel's
+// pick, released): for a peer a test starts that must be told its port.
+func FreeAddress(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
