@@ -37,10 +37,7 @@ func TestExportToJaeger(t *testing.T) {
 	}
 	otlp, query := startJaeger(t, bin)
 
-	config := filepath.Join(t.TempDir(), "tracing.yaml")
-	if err := os.WriteFile(config, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: "+otlp+"\nsamplingRatePerMillion: 1000000\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	config := testchain.TracingConfigFile(t, otlp)
 	r := startBinary(t, "--nodes", "1", "--metric-resolution", "1s", "--tracing-config-file", config)
 	defer r.stop(t)
 	kubeconfig := filepath.Join(r.dir, "admin.kubeconfig")

@@ -25,6 +25,7 @@ import (
 
 	"github.com/apichain/apichain/internal/tracing"
 	"github.com/apichain/apichain/test/collector"
+	"github.com/apichain/apichain/test/testchain"
 )
 
 // TestTraceMetricsChild: the metrics server runs as the chain's child process and reports its
@@ -293,10 +294,7 @@ func TestTraceKubeletHop(t *testing.T) {
 // metrics-server, the latter below the chain's call to it.
 func TestTraceExportBothServices(t *testing.T) {
 	col, endpoint := collector.Start(t)
-	config := filepath.Join(t.TempDir(), "tracing.yaml")
-	if err := os.WriteFile(config, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: "+endpoint+"\nsamplingRatePerMillion: 1000000\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	config := testchain.TracingConfigFile(t, endpoint)
 	r := startBinary(t, "--nodes", "1", "--metric-resolution", "1s", "--tracing-config-file", config)
 	defer r.stop(t)
 	admin, err := clientcmd.BuildConfigFromFlags("", filepath.Join(r.dir, "admin.kubeconfig"))

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,4 +74,16 @@ func FreeAddress(t testing.TB) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// TracingConfigFile writes kube-apiserver's tracing configuration (--tracing-config-file) that
+// exports every request's spans to the OTLP/gRPC collector at endpoint, and returns its path.
+func TracingConfigFile(t testing.TB, endpoint string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tracing.yaml")
+	config := "apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: " + endpoint + "\nsamplingRatePerMillion: 1000000\n"
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

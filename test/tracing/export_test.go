@@ -2,8 +2,6 @@ package tracing_test
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,10 +18,7 @@ import (
 // with what could hold a credential cleaned out. It records nothing itself unless asked.
 func TestExportToCollector(t *testing.T) {
 	col, endpoint := collector.Start(t)
-	config := filepath.Join(t.TempDir(), "tracing.yaml")
-	if err := os.WriteFile(config, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: "+endpoint+"\nsamplingRatePerMillion: 1000000\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	config := testchain.TracingConfigFile(t, endpoint)
 	c := testchain.Start(t, func(o *chain.Options) { o.TracingConfigFile, o.RecordTraces = config, false })
 
 	const path = "/api/v1/namespaces/kube-system/configmaps/exported"
